@@ -1,0 +1,45 @@
+"""agent-hooks: the pytest-style plugin ecosystem for AI coding-agent lifecycle hooks.
+
+Plugin authors::
+
+    from agent_hooks_core import hookimpl
+
+    @hookimpl
+    def pre_tool(event):
+        if "rm -rf" in event.arguments.get("command", ""):
+            return {"block": True, "message": "rm -rf is not allowed"}
+
+Hosts::
+
+    from agent_hooks_core import Runtime
+    rt = Runtime.from_settings(cwd=".")
+    out = rt.fire("pre_tool", {"tool_name": "shell_exec", "arguments": {"command": "ls"}})
+"""
+
+from .context import HookContext, NoUI, StatusLine
+from .errors import AgentHooksError, HookError, PayloadError, PluginError, UnknownHookError
+from .event import HookEvent
+from .hookspecs.markers import hookimpl, hookspec
+from .runtime import Outcome, Runtime
+from .toolwrap import HookToolWrapper, ToolBlocked
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AgentHooksError",
+    "HookContext",
+    "HookError",
+    "HookEvent",
+    "HookToolWrapper",
+    "NoUI",
+    "Outcome",
+    "PayloadError",
+    "PluginError",
+    "Runtime",
+    "StatusLine",
+    "ToolBlocked",
+    "UnknownHookError",
+    "__version__",
+    "hookimpl",
+    "hookspec",
+]

@@ -1,0 +1,36 @@
+"""``agenthooks`` entry point.
+
+Host-facing commands that run once per agent event (``claude-code``, ``chibi``) are dispatched
+here before typer, rich or pydantic are imported: they are a fresh process per event and their
+start-up time is the hook's latency. Everything else goes to the typer app.
+"""
+
+from __future__ import annotations
+
+import sys
+
+#: command -> "module:function"; the function takes the remaining argv and returns an exit code
+FAST_COMMANDS = {
+    "claude-code": "agent_hooks_core.bridges.claude_code:main",
+    "chibi": "agent_hooks_core.dialects.chibi_exec:main",
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in FAST_COMMANDS:
+        module_name, _, func = FAST_COMMANDS[args[0]].partition(":")
+        import importlib
+
+        code = getattr(importlib.import_module(module_name), func)(args[1:])
+    else:
+        from .cli.app import run
+
+        code = run(args)
+    if argv is None:
+        sys.exit(code)
+    return int(code or 0)
+
+
+if __name__ == "__main__":
+    main()

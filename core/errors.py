@@ -1,0 +1,46 @@
+"""Errors the runtime records or raises."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class HookError:
+    """One handler's failure during a hook call: recorded on the outcome, never raised."""
+
+    plugin: str
+    hook: str
+    message: str
+    kind: str = "error"
+    """error (raised), invalid (bad answer), timeout, skipped (re-entrancy), load."""
+
+    def __str__(self) -> str:
+        return f"{self.plugin}: {self.hook}: {self.message}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"plugin": self.plugin, "hook": self.hook, "message": self.message, "kind": self.kind}
+
+
+class AgentHooksError(Exception):
+    """Base of the errors a host or the CLI sees; ``str()`` is one clear line."""
+
+
+class UnknownHookError(AgentHooksError, KeyError):
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "unknown hook"
+
+
+class PayloadError(AgentHooksError, ValueError):
+    """The payload of a hook call is not what the hook expects."""
+
+
+class PluginError(AgentHooksError):
+    """A plugin could not be registered (bad hookimpl, unknown hook, ...)."""
+
+
+class HookTimeout(BaseException):
+    """Raised inside a handler that ran past its timeout.
+
+    A BaseException so that a plugin's own ``except Exception`` cannot swallow it.
+    """

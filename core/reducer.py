@@ -1,0 +1,217 @@
+"""The reducer adapter: turns the answers of many handlers into one result, by the hook's rule.
+
+One :class:`Reduction` lives for one hook call. The runtime feeds it each handler's answer in
+order (:meth:`Reduction.accept`) or each handler's failure (:meth:`Reduction.fail`); either may
+end the call (short-circuit, first-result, fail-closed). :meth:`Reduction.finish` returns the
+combined result. The rules, per DESIGN.md:
+
+========================  =====================================================================
+observe                   answers ignored; every handler runs
+chain(f)                  each handler sees the event as updated by earlier answers' fields ``f``
+short-circuit(x)          the first answer setting ``x`` truthy ends the call; its fields win
+concat(inject)            strings joined with newlines, in handler order
+accumulate                lists from every handler, in order
+include/exclude           includes intersect, excludes union; both in one answer is invalid
+merge-patch               each ``request_body`` applied in order as an RFC 7386 merge patch
+last-wins                 the last handler that sets the field wins
+saturating-sum            ``fuel_delta`` summed; ``fuel`` applied step by step, never below 0
+deny-wins                 any ``denied: true`` denies (first reason kept); no handler → denied
+first-result              the first answer that sets one of the hook's answer fields wins
+fail-closed               an error or an invalid answer blocks (``pre_tool``) or denies
+========================  =====================================================================
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from .errors import HookError
+from .event import HookEvent
+from .hookspecs.catalogue import HookDef
+from .mergepatch import merge_patch
+from .validation import check_answer
+
+
+class LoopState:
+    """Fallback set by ``pre_agentic_loop``, read by ``post_tool_batch`` (per context)."""
+
+    def __init__(self, default_fallback: str | None = None) -> None:
+        self.default_fallback = default_fallback
+        self.fallback: dict[Any, str | None] = {}
+
+
+class Reduction:
+    __slots__ = ("answered", "errors", "event", "exclude", "fuel_delta", "hd", "include", "loop",
+                 "parts", "result", "stopped")
+
+    def __init__(self, hd: HookDef, data: dict[str, Any], loop: LoopState | None = None) -> None:
+        self.hd = hd
+        for name in hd.deep_copy:
+            if name in data:
+                data[name] = copy.deepcopy(data[name])
+        self.event = HookEvent(hd.name, data)
+        self.result: dict[str, Any] = {}
+        self.answered: list[str] = []
+        self.errors: list[HookError] = []
+        self.stopped = False
+        self.include: list[str] | None = None
+        self.exclude: list[str] = []
+        self.parts: dict[str, list[str]] = {}
+        self.fuel_delta: list[int] = []
+        self.loop = loop
+
+    # -- feeding -------------------------------------------------------------------------
+
+    def accept(self, plugin: str, answer: Any) -> bool:
+        """Apply one handler's answer; True when the call ends here."""
+        if answer is None:
+            return False
+        hd = self.hd
+        if hd.observe:
+            return False  # observe hooks ignore what handlers return
+        if not isinstance(answer, dict):
+            dump = getattr(answer, "model_dump", None)
+            if dump is None:
+                return self.fail(plugin, f"answer must be a dict, a result model or None, not "
+                                         f"{type(answer).__name__}", "invalid")
+            answer = dump(exclude_none=True, by_alias=True)
+        fields, problem = check_answer(hd.name, answer)
+        if problem:
+            return self.fail(plugin, problem, "invalid")
+        if not fields:
+            return False  # {} = no opinion
+        if hd.tool_filter:
+            return self._filter(plugin, fields)
+        if hd.first_result:
+            if any(fields.get(n) for n in hd.first_result_needs):
+                self.answered.append(plugin)
+                self.result.update(fields)
+                return self._stop()
+            return False
+        self.answered.append(plugin)
+        result = self.result
+        event = self.event
+        for name in hd.stop_on:
+            if fields.get(name):
+                self._apply_chain(fields)
+                result.update(fields)
+                if hd.permission:
+                    result["denied"] = True
+                return self._stop()
+        self._apply_chain(fields)
+        if hd.merge_patch and hd.merge_patch in fields:
+            name = hd.merge_patch
+            event[name] = merge_patch(event.get(name), fields[name])
+            result[name] = event[name]
+        for name in hd.concat:
+            if name in fields:
+                self.parts.setdefault(name, []).append(fields[name])
+        for source, target in hd.accumulate:
+            if source in fields:
+                value = fields[source]
+                result.setdefault(target, []).extend(value if isinstance(value, list) else [value])
+        for name in hd.last_wins:
+            if name in fields:
+                result[name] = fields[name]
+        if "fuel_delta" in fields and hd.fuel:
+            self.fuel_delta.append(fields["fuel_delta"])
+        return False
+
+    def _apply_chain(self, fields: dict[str, Any]) -> None:
+        for name in self.hd.chain:
+            if name in fields:
+                self.event[name] = fields[name]
+                self.result[name] = fields[name]
+
+    def _filter(self, plugin: str, fields: dict[str, Any]) -> bool:
+        inc, exc = fields.get("include"), fields.get("exclude")
+        if inc is not None and exc is not None:
+            return self.fail(plugin, "an answer may carry include or exclude, not both", "invalid",
+                             closed=False)
+        if inc is None and exc is None:
+            return False
+        self.answered.append(plugin)
+        if inc is not None:
+            self.include = list(inc) if self.include is None else [n for n in self.include if n in inc]
+        if exc is not None:
+            self.exclude.extend(n for n in exc if n not in self.exclude)
+        return False
+
+    def fail(self, plugin: str, message: str, kind: str = "error", *, closed: bool = True) -> bool:
+        """Record a handler's failure; True when the hook fails closed and the call ends here."""
+        hd = self.hd
+        self.errors.append(HookError(plugin, hd.name, message, kind))
+        if not (closed and hd.fail_closed):
+            return False
+        reason = f"{plugin} failed ({message}); {hd.name} fails closed"
+        if hd.permission:
+            self.result.update(denied=True, reason=reason)
+        else:
+            self.result.update(block=True, message=reason, reason=reason)
+        self.answered.append(plugin)
+        return self._stop()
+
+    def _stop(self) -> bool:
+        self.stopped = True
+        return True
+
+    # -- the combined result ----------------------------------------------------------------
+
+    def finish(self, handler_count: int) -> dict[str, Any] | None:
+        hd = self.hd
+        if hd.observe:
+            return None
+        result = self.result
+        for name, parts in self.parts.items():
+            result[name] = "\n".join(parts)
+        if hd.tool_filter:
+            tools = self.event.get("tools") or []
+            include, exclude = self.include, set(self.exclude)
+            result["tools"] = [
+                t for t in tools
+                if (include is None or _tool_name(t) in include) and _tool_name(t) not in exclude
+            ]
+            if include is not None:
+                result["include"] = include
+            if self.exclude:
+                result["exclude"] = list(self.exclude)
+        if hd.permission:
+            if handler_count == 0 and hd.deny_without_handler:
+                result.update(denied=True, reason=f"no handler for {hd.name}: denied (fail-safe)")
+            result.setdefault("denied", False)
+        if "block" in result and result["block"]:
+            # chibi says `message`, pi says `reason`: hosts may read either
+            result.setdefault("message", result.get("reason"))
+            result.setdefault("reason", result.get("message"))
+        if hd.fuel:
+            self._fuel(result)
+        return result
+
+    def _fuel(self, result: dict[str, Any]) -> None:
+        event, loop = self.event, self.loop
+        key = event.get("context_name")
+        if self.fuel_delta:
+            result["fuel_delta"] = sum(self.fuel_delta)
+            fuel = event.get("fuel_remaining")
+            if fuel is not None:
+                for delta in self.fuel_delta:  # saturating at every step, like chibi's counter
+                    fuel = max(0, fuel + delta)
+                result["fuel"] = fuel
+        # fallback precedence: post_tool_batch > pre_agentic_loop > configured default
+        if "fallback" in result:
+            result["fallback_source"] = self.hd.name
+        elif self.hd.name == "post_tool_batch" and loop is not None and loop.fallback.get(key):
+            result["fallback"] = loop.fallback[key]
+            result["fallback_source"] = "pre_agentic_loop"
+        else:
+            default = event.get("current_fallback") or (loop.default_fallback if loop else None)
+            if default:
+                result["fallback"] = default
+                result["fallback_source"] = "default"
+        if loop is not None and self.hd.name == "pre_agentic_loop":
+            loop.fallback[key] = result["fallback"] if result.get("fallback_source") == self.hd.name else None
+
+
+def _tool_name(tool: Any) -> Any:
+    return tool.get("name") if isinstance(tool, dict) else tool

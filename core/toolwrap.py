@@ -1,0 +1,92 @@
+"""Wrap a Python host's tool so every call goes through the hooks (seed 002's HookToolWrapper).
+
+pre_tool (may rewrite arguments or block) → the tool → pre_tool_output (may rewrite the output;
+also fired on error with ``is_error``, after which the error is re-raised) → post_tool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from .errors import AgentHooksError
+
+if TYPE_CHECKING:
+    from .runtime import Outcome, Runtime
+
+
+class ToolBlocked(AgentHooksError):
+    """pre_tool blocked the call; ``str()`` is the reason."""
+
+    def __init__(self, reason: str, outcome: Outcome) -> None:
+        super().__init__(reason)
+        self.outcome = outcome
+
+
+def _output_fields(value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        return {"output": value}
+    if isinstance(value, list):
+        return {"content": value}
+    return {"details": value}
+
+
+def _apply_output(value: Any, out: Outcome) -> Any:
+    data = out.data or {}
+    if data.get("block"):
+        return data.get("message") or data.get("reason") or ""
+    for name in ("output", "content", "details"):
+        if name in data:
+            return data[name]
+    return value
+
+
+class HookToolWrapper:
+    """``wrapped(**arguments)`` runs ``func`` between the tool hooks of ``runtime``."""
+
+    def __init__(self, runtime: Runtime, tool_name: str, func: Callable[..., Any]) -> None:
+        self.runtime = runtime
+        self.tool_name = tool_name
+        self.func = func
+
+    def _pre(self, out: Outcome, arguments: dict[str, Any]) -> dict[str, Any]:
+        data = out.data or {}
+        if data.get("block"):
+            raise ToolBlocked(data.get("reason") or data.get("message") or "blocked", out)
+        return data.get("arguments", arguments)
+
+    def _base(self, arguments: dict[str, Any], call_id: str | None) -> dict[str, Any]:
+        base: dict[str, Any] = {"tool_name": self.tool_name, "arguments": arguments}
+        if call_id is not None:
+            base["tool_call_id"] = call_id
+        return base
+
+    def __call__(self, tool_call_id: str | None = None, **arguments: Any) -> Any:
+        rt = self.runtime
+        arguments = self._pre(rt.fire("pre_tool", self._base(arguments, tool_call_id)), arguments)
+        base = self._base(arguments, tool_call_id)
+        try:
+            value = self.func(**arguments)
+        except Exception as exc:
+            rt.fire("pre_tool_output", {**base, "output": str(exc), "is_error": True})
+            rt.fire("post_tool", {**base, "result": str(exc), "is_error": True})
+            raise
+        value = _apply_output(value, rt.fire("pre_tool_output", {**base, **_output_fields(value)}))
+        rt.fire("post_tool", {**base, "result": value, "is_error": False})
+        return value
+
+    async def acall(self, tool_call_id: str | None = None, **arguments: Any) -> Any:
+        rt = self.runtime
+        arguments = self._pre(await rt.afire("pre_tool", self._base(arguments, tool_call_id)), arguments)
+        base = self._base(arguments, tool_call_id)
+        try:
+            value = self.func(**arguments)
+            if isinstance(value, Awaitable):
+                value = await value
+        except Exception as exc:
+            await rt.afire("pre_tool_output", {**base, "output": str(exc), "is_error": True})
+            await rt.afire("post_tool", {**base, "result": str(exc), "is_error": True})
+            raise
+        value = _apply_output(value, await rt.afire("pre_tool_output", {**base, **_output_fields(value)}))
+        await rt.afire("post_tool", {**base, "result": value, "is_error": False})
+        return value

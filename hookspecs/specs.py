@@ -1,0 +1,816 @@
+"""Hook specifications: one per canonical hook, plus the runtime's own hooks.
+
+Every lifecycle hook takes ``event`` (a :class:`~agent_hooks_core.event.HookEvent`: the payload
+as a dict with attribute access; ``event.model()`` gives the pydantic model named below) and
+optionally ``ctx`` (the plugin's :class:`~agent_hooks_core.context.HookContext`). Implement only
+the arguments you need: ``def pre_tool(event)`` is fine.
+
+A handler returns a dict, the hook's result model, or None (= no opinion). ``{}`` is no opinion
+too. How the answers of several plugins combine is stated under *Combination*; the precise rules
+are in ``docs/hooks.md`` and :mod:`agent_hooks_core.reducer`.
+
+Payload fields are listed on the event models (``agenthooks hooks HOOK`` shows them).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .markers import hookspec
+
+if TYPE_CHECKING:
+    from ..context import HookContext
+    from ..event import HookEvent
+    from ..runtime import Outcome
+
+    Answer = dict[str, Any] | Any | None
+
+# ======================================================================================
+# Session lifecycle
+# ======================================================================================
+
+
+@hookspec
+def on_start(event: HookEvent, ctx: HookContext) -> None:
+    """The agent process starts, before any processing.
+
+    :param event: :class:`OnStartEvent`.
+    :returns: nothing; the return value is ignored.
+
+    Combination: observe — every handler runs.
+    """
+
+
+@hookspec
+def on_end(event: HookEvent, ctx: HookContext) -> None:
+    """The agent process exits, after all processing. Keep it fast: the process is exiting.
+
+    :param event: :class:`OnEndEvent` (``reason`` when the host gives one).
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def session_start(event: HookEvent, ctx: HookContext) -> None:
+    """A session is loaded: at startup, after ``/reload``, after a switch or fork.
+
+    Use it to restore state from session entries.
+
+    :param event: :class:`SessionStartEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def pre_session_switch(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before the session is switched (``/new``, ``/resume``).
+
+    :param event: :class:`PreSessionSwitchEvent`.
+    :returns: :class:`PreSessionSwitchResult` — ``{"cancel": true}`` prevents the switch.
+
+    Combination: short-circuit(cancel) — the first cancel ends the call; else last-wins.
+    """
+
+
+@hookspec
+def post_session_switch(event: HookEvent, ctx: HookContext) -> None:
+    """After the session (or chibi context) was switched.
+
+    :param event: :class:`PostSessionSwitchEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def pre_session_fork(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before the session is forked or branched (``/fork``, ``/branch``).
+
+    :param event: :class:`PreSessionForkEvent`.
+    :returns: :class:`PreSessionForkResult` — ``cancel`` prevents the fork;
+        ``skip_conversation_restore`` forks without restoring messages (e.g. a checkpoint plugin
+        restores files itself).
+
+    Combination: short-circuit(cancel), else last-wins(skip_conversation_restore).
+    """
+
+
+@hookspec
+def post_session_fork(event: HookEvent, ctx: HookContext) -> None:
+    """After the session was forked or branched.
+
+    :param event: :class:`PostSessionForkEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def pre_session_tree(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before navigating the session tree (``/tree``).
+
+    :param event: :class:`PreSessionTreeEvent`.
+    :returns: :class:`PreSessionTreeResult` — ``cancel``, or a custom ``summary`` and ``label``.
+
+    Combination: short-circuit(cancel), else last-wins(summary, label).
+    """
+
+
+@hookspec
+def post_session_tree(event: HookEvent, ctx: HookContext) -> None:
+    """After navigating the session tree.
+
+    :param event: :class:`PostSessionTreeEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def pre_clear(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before a context or session is cleared.
+
+    :param event: :class:`PreClearEvent`.
+    :returns: :class:`PreClearResult` — ``{"cancel": true}`` keeps the conversation.
+
+    Combination: short-circuit(cancel).
+    """
+
+
+@hookspec
+def post_clear(event: HookEvent, ctx: HookContext) -> None:
+    """After a context or session was cleared.
+
+    :param event: :class:`PostClearEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def pre_compact(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before a full compaction of the conversation (manual or automatic).
+
+    :param event: :class:`PreCompactEvent`.
+    :returns: :class:`PreCompactResult` — ``cancel`` prevents it; ``compaction`` supplies a custom
+        one (``{summary, first_kept_entry_id, tokens_before}``).
+
+    Combination: short-circuit(cancel), else last-wins(compaction).
+    """
+
+
+@hookspec
+def on_compacting(event: HookEvent, ctx: HookContext) -> Answer:
+    """While compaction builds its prompt (omp's ``session.compacting``).
+
+    :param event: :class:`OnCompactingEvent`.
+    :returns: :class:`OnCompactingResult` — extra ``context`` lines, a replacement ``prompt``,
+        ``preserve_data`` to keep.
+
+    Combination: last-wins, per field.
+    """
+
+
+@hookspec
+def post_compact(event: HookEvent, ctx: HookContext) -> None:
+    """After a full compaction.
+
+    :param event: :class:`PostCompactEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def pre_rolling_compact(event: HookEvent, ctx: HookContext) -> None:
+    """Before rolling compaction archives old messages.
+
+    :param event: :class:`PreRollingCompactEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def post_rolling_compact(event: HookEvent, ctx: HookContext) -> None:
+    """After rolling compaction archived old messages.
+
+    :param event: :class:`PostRollingCompactEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def auto_compaction_start(event: HookEvent, ctx: HookContext) -> None:
+    """Automatic compaction starts.
+
+    :param event: :class:`AutoCompactionStartEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def auto_compaction_end(event: HookEvent, ctx: HookContext) -> None:
+    """Automatic compaction ended.
+
+    :param event: :class:`AutoCompactionEndEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def auto_retry_start(event: HookEvent, ctx: HookContext) -> None:
+    """An automatic retry of a failed model call starts.
+
+    :param event: :class:`AutoRetryStartEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def auto_retry_end(event: HookEvent, ctx: HookContext) -> None:
+    """An automatic retry of a failed model call ended.
+
+    :param event: :class:`AutoRetryEndEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+# ======================================================================================
+# Messages and the agent loop
+# ======================================================================================
+
+
+@hookspec
+def pre_message(event: HookEvent, ctx: HookContext) -> Answer:
+    """The user's prompt is submitted, before it goes to the model.
+
+    :param event: :class:`PreMessageEvent` — ``prompt`` as changed by earlier handlers.
+    :returns: :class:`PreMessageResult` — a new ``prompt`` (and ``images``) to transform it;
+        ``handled`` when the plugin dealt with the input itself (no model call); ``block`` with a
+        ``reason`` to reject it.
+
+    Combination: chain(prompt, images) + short-circuit(handled, block).
+    """
+
+
+@hookspec
+def post_message(event: HookEvent, ctx: HookContext) -> None:
+    """The model's response to a prompt was received.
+
+    :param event: :class:`PostMessageEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def pre_system_prompt(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before the system prompt is built.
+
+    :param event: :class:`PreSystemPromptEvent`.
+    :returns: :class:`PreSystemPromptResult` — ``inject``: text to add.
+
+    Combination: concat(inject) — every handler's text, newline-joined in handler order.
+    """
+
+
+@hookspec
+def post_system_prompt(event: HookEvent, ctx: HookContext) -> Answer:
+    """After the system prompt is built.
+
+    :param event: :class:`PostSystemPromptEvent`.
+    :returns: :class:`PostSystemPromptResult` — ``inject``: text to add.
+
+    Combination: concat(inject).
+    """
+
+
+@hookspec
+def before_agent_start(event: HookEvent, ctx: HookContext) -> Answer:
+    """After the prompt is expanded, before the agent loop starts. Once per prompt.
+
+    :param event: :class:`BeforeAgentStartEvent` — ``system_prompt`` as changed by earlier handlers.
+    :returns: :class:`BeforeAgentStartResult` — a new ``system_prompt``; a custom ``message``
+        (or ``messages``) to inject after the user's message.
+
+    Combination: chain(system_prompt) + accumulate(messages). In the omp dialect only the first
+    message is kept.
+    """
+
+
+@hookspec
+def pre_llm_context(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before every model call: the last chance to change what the model sees.
+
+    :param event: :class:`PreLlmContextEvent` — ``messages``, a deep copy: safe to mutate.
+    :returns: :class:`PreLlmContextResult` — replacement ``messages``.
+
+    Combination: chain(messages); the first handler gets a deep copy.
+    """
+
+
+@hookspec
+def agent_start(event: HookEvent, ctx: HookContext) -> None:
+    """The agent loop begins (once per prompt).
+
+    :param event: :class:`AgentStartEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def agent_end(event: HookEvent, ctx: HookContext) -> None:
+    """The agent loop finished: the reply is complete.
+
+    :param event: :class:`AgentEndEvent` — the ``messages`` of this run.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def turn_start(event: HookEvent, ctx: HookContext) -> None:
+    """A turn (one model response plus its tool calls) begins.
+
+    :param event: :class:`TurnStartEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def turn_end(event: HookEvent, ctx: HookContext) -> None:
+    """A turn ended.
+
+    :param event: :class:`TurnEndEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def message_start(event: HookEvent, ctx: HookContext) -> None:
+    """A message starts (user, assistant, tool result or custom).
+
+    :param event: :class:`MessageStartEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def message_update(event: HookEvent, ctx: HookContext) -> None:
+    """A streamed assistant message received more tokens.
+
+    :param event: :class:`MessageUpdateEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def message_end(event: HookEvent, ctx: HookContext) -> None:
+    """A message is complete and persisted.
+
+    :param event: :class:`MessageEndEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def model_select(event: HookEvent, ctx: HookContext) -> None:
+    """The model was changed.
+
+    :param event: :class:`ModelSelectEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def ttsr_triggered(event: HookEvent, ctx: HookContext) -> None:
+    """A time-traveling stream rule matched the model's output (omp).
+
+    :param event: :class:`TtsrTriggeredEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def todo_reminder(event: HookEvent, ctx: HookContext) -> None:
+    """The agent is reminded of unfinished todos (omp).
+
+    :param event: :class:`TodoReminderEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+# ======================================================================================
+# Tools
+# ======================================================================================
+
+
+@hookspec
+def pre_tool(event: HookEvent, ctx: HookContext) -> Answer:
+    """The model asked for a tool call; before the tool runs.
+
+    :param event: :class:`PreToolEvent` — ``tool_name``, ``arguments`` as changed by earlier handlers.
+    :returns: :class:`PreToolResult` — new ``arguments`` to rewrite the call; ``block`` with a
+        ``message`` (or ``reason``) to stop it.
+
+    Combination: chain(arguments) + short-circuit(block) + fail-closed: a handler that raises or
+    answers nonsense blocks the call, and the reason names the plugin. No timeout by default (a
+    handler may ask the user).
+    """
+
+
+@hookspec
+def post_tool(event: HookEvent, ctx: HookContext) -> None:
+    """A tool ran, successfully or not.
+
+    :param event: :class:`PostToolEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def pre_tool_output(event: HookEvent, ctx: HookContext) -> Answer:
+    """A tool returned — also when it failed (``is_error``) — before the model sees the output.
+
+    :param event: :class:`PreToolOutputEvent` — ``output`` (text) and/or ``content`` blocks,
+        ``details``, ``is_error``, as changed by earlier handlers.
+    :returns: :class:`PreToolOutputResult` — replacement ``output``/``content``/``details``/
+        ``is_error``; or ``block`` with a ``message`` that replaces the output entirely.
+
+    Combination: chain(output, content, details, is_error) + short-circuit(block).
+    """
+
+
+@hookspec
+def post_tool_output(event: HookEvent, ctx: HookContext) -> None:
+    """After tool output processing and caching.
+
+    :param event: :class:`PostToolOutputEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def tool_execution_start(event: HookEvent, ctx: HookContext) -> None:
+    """A tool's execution starts.
+
+    :param event: :class:`ToolExecutionStartEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def tool_execution_update(event: HookEvent, ctx: HookContext) -> None:
+    """A running tool reported progress.
+
+    :param event: :class:`ToolExecutionUpdateEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def tool_execution_end(event: HookEvent, ctx: HookContext) -> None:
+    """A tool's execution ended.
+
+    :param event: :class:`ToolExecutionEndEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec(firstresult=True)
+def user_bash(event: HookEvent, ctx: HookContext) -> Answer:
+    """The user ran a shell command from the editor (``!cmd``).
+
+    :param event: :class:`UserBashEvent`.
+    :returns: :class:`UserBashResult` — custom ``operations`` (e.g. run over SSH) or a full
+        replacement ``result``.
+
+    Combination: first-result. Stops at the first answer that sets ``operations`` or ``result``.
+    """
+
+
+# ======================================================================================
+# API request
+# ======================================================================================
+
+
+@hookspec
+def pre_api_tools(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before the tool list is sent to the model API.
+
+    :param event: :class:`PreApiToolsEvent` — ``tools``: ``[{name, type}]``.
+    :returns: :class:`PreApiToolsResult` — ``include`` (allowlist) *or* ``exclude`` (denylist);
+        an answer with both is invalid and ignored.
+
+    Combination: include-intersection + exclude-union; the combined result carries ``tools``,
+    the filtered list, and the ``include``/``exclude`` that produced it.
+    """
+
+
+@hookspec
+def pre_api_request(event: HookEvent, ctx: HookContext) -> Answer:
+    """After tool filtering, before the HTTP request is sent.
+
+    :param event: :class:`PreApiRequestEvent` — ``request_body`` with earlier patches applied.
+    :returns: :class:`PreApiRequestResult` — ``request_body``: a partial body merged into the
+        request (``null`` removes a key).
+
+    Combination: merge-patch(request_body), RFC 7386, in handler order; the combined result's
+    ``request_body`` is the full body with every patch applied.
+    """
+
+
+# ======================================================================================
+# The agentic loop
+# ======================================================================================
+
+
+@hookspec
+def pre_agentic_loop(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before each iteration of the agentic loop.
+
+    :param event: :class:`PreAgenticLoopEvent`.
+    :returns: :class:`PreAgenticLoopResult` — ``fallback`` (``call_agent`` | ``call_user``) and
+        ``fuel`` (set the remaining budget).
+
+    Combination: last-wins(fallback, fuel). The fallback chosen here is remembered for the
+    iteration: post_tool_batch > pre_agentic_loop > configured default.
+    """
+
+
+@hookspec
+def post_tool_batch(event: HookEvent, ctx: HookContext) -> Answer:
+    """After a batch of tool calls was processed.
+
+    :param event: :class:`PostToolBatchEvent` — ``tool_calls``: ``[{name, arguments}]``.
+    :returns: :class:`PostToolBatchResult` — ``fallback`` to override, ``fuel_delta`` to adjust
+        the budget (negative consumes).
+
+    Combination: last-wins(fallback) + saturating-sum(fuel_delta); the combined result carries
+    the summed ``fuel_delta`` and the resulting ``fuel`` (never below 0), and the effective
+    ``fallback`` with ``fallback_source``.
+    """
+
+
+# ======================================================================================
+# Permissions (deny-only)
+# ======================================================================================
+
+
+@hookspec
+def pre_file_read(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before a file is read (chibi: outside the allowed paths).
+
+    :param event: :class:`PreFileReadEvent` — ``path`` (absolute), ``tool_name``.
+    :returns: :class:`PreFileReadResult` — ``{"denied": true, "reason": ...}`` to refuse.
+
+    Combination: deny-wins (first reason kept) + fail-closed; with no handler at all the read is
+    denied (fail-safe); handlers but no denial: not denied (the host asks its own way).
+    """
+
+
+@hookspec
+def pre_file_write(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before a file is written or edited.
+
+    :param event: :class:`PreFileWriteEvent` — ``path``, ``content`` (null for edits).
+    :returns: :class:`PreFileWriteResult` — ``{"denied": true, "reason": ...}`` to refuse.
+
+    Combination: deny-wins + fail-safe deny when no handler + fail-closed.
+    """
+
+
+@hookspec
+def pre_shell_exec(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before a shell command runs.
+
+    :param event: :class:`PreShellExecEvent` — ``command``.
+    :returns: :class:`PreShellExecResult` — ``{"denied": true, "reason": ...}`` to refuse.
+
+    Combination: deny-wins + fail-safe deny when no handler + fail-closed.
+    """
+
+
+@hookspec
+def pre_fetch_url(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before a sensitive URL is fetched, or a network tool without a URL runs.
+
+    :param event: :class:`PreFetchUrlEvent` — ``url`` (absent when ``safety`` is ``no_url``).
+    :returns: :class:`PreFetchUrlResult` — ``{"denied": true, "reason": ...}`` to refuse.
+
+    Combination: deny-wins + fail-closed (no fail-safe deny: with no handler the host decides).
+    """
+
+
+# ======================================================================================
+# Sub-agents, caching, delivery, index
+# ======================================================================================
+
+
+@hookspec(firstresult=True)
+def pre_spawn_agent(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before a sub-agent model call.
+
+    :param event: :class:`PreSpawnAgentEvent`.
+    :returns: :class:`PreSpawnAgentResult` — a ``response`` to use instead of calling the model,
+        or ``block`` with a ``message``.
+
+    Combination: first-result. Stops at the first answer that sets ``response`` or ``block``.
+    """
+
+
+@hookspec
+def post_spawn_agent(event: HookEvent, ctx: HookContext) -> None:
+    """A sub-agent returned.
+
+    :param event: :class:`PostSpawnAgentEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec(firstresult=True)
+def pre_cache_output(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before a large tool output is cached.
+
+    :param event: :class:`PreCacheOutputEvent`.
+    :returns: :class:`PreCacheOutputResult` — the ``summary`` the model sees instead.
+
+    Combination: first-result. Stops at the first answer that sets ``summary``.
+    """
+
+
+@hookspec
+def post_cache_output(event: HookEvent, ctx: HookContext) -> None:
+    """A large tool output was cached.
+
+    :param event: :class:`PostCacheOutputEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec(firstresult=True)
+def pre_send_message(event: HookEvent, ctx: HookContext) -> Answer:
+    """Before an inter-context message is delivered.
+
+    :param event: :class:`PreSendMessageEvent` — ``from`` (read it as ``event["from"]`` or
+        ``event.from_``), ``to``, ``content``.
+    :returns: :class:`PreSendMessageResult` — ``{"delivered": true, "via": ...}`` claims it.
+
+    Combination: first-result. Stops at the first answer with ``delivered: true``.
+    """
+
+
+@hookspec
+def post_send_message(event: HookEvent, ctx: HookContext) -> None:
+    """An inter-context message was delivered.
+
+    :param event: :class:`PostSendMessageEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def post_index_file(event: HookEvent, ctx: HookContext) -> None:
+    """The code indexer indexed a file.
+
+    :param event: :class:`PostIndexFileEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def pre_vfs_write(event: HookEvent, ctx: HookContext) -> None:
+    """Before a virtual-filesystem write by a tool. Advisory: it cannot block.
+
+    :param event: :class:`PreVfsWriteEvent`.
+    :returns: nothing.
+
+    Combination: observe (advisory).
+    """
+
+
+@hookspec
+def post_vfs_write(event: HookEvent, ctx: HookContext) -> None:
+    """After a virtual-filesystem write by a tool.
+
+    :param event: :class:`PostVfsWriteEvent`.
+    :returns: nothing.
+
+    Combination: observe.
+    """
+
+
+@hookspec
+def resources_discover(event: HookEvent, ctx: HookContext) -> Answer:
+    """At startup and ``/reload``: contribute resources.
+
+    :param event: :class:`ResourcesDiscoverEvent`.
+    :returns: :class:`ResourcesDiscoverResult` — ``skill_paths``, ``prompt_paths``, ``theme_paths``.
+
+    Combination: accumulate — lists from every handler, in order.
+    """
+
+
+# ======================================================================================
+# The runtime's own hooks
+# ======================================================================================
+
+
+@hookspec
+def hook_called(outcome: Outcome, ctx: HookContext) -> None:
+    """After every hook call: observe what happened. Audit and metrics plugins build on it.
+
+    :param outcome: the :class:`~agent_hooks_core.runtime.Outcome`: ``hook``, ``event``, the
+        combined ``data``/``result``, ``decision``, ``answered`` (plugins whose answer counted),
+        ``handlers`` (plugins called), ``errors``, ``duration`` (seconds).
+    :param ctx: the plugin's context (``ctx.host``, ``ctx.session_id``, ``ctx.cwd``).
+    :returns: nothing. Errors are recorded on the outcome; hooks fired from here do not re-enter it.
+    """
+
+
+@hookspec
+def host_event(host: str, name: str, payload: dict[str, Any], ctx: HookContext) -> None:
+    """A bridged host sent an event that has no canonical hook (observe only).
+
+    :param host: the host, e.g. ``claude-code``.
+    :param name: the host's event name, e.g. ``Notification``.
+    :param payload: the raw payload.
+    :returns: nothing.
+    """
+
+
+@hookspec
+def register_commands(cli: Any) -> None:
+    """Add subcommands to ``agenthooks`` (like llm's ``register_commands``).
+
+    :param cli: the root :class:`typer.Typer` app; call ``cli.add_typer(...)`` or ``cli.command()``.
+    :returns: nothing.
+    """
+
+
+@hookspec(firstresult=True)
+def plugin_config_model() -> Any:
+    """The pydantic model that validates this plugin's settings section.
+
+    :returns: a pydantic model class. An invalid section is reported naming the plugin and the
+        field, and the plugin is not loaded.
+    """

@@ -1,0 +1,41 @@
+"""Shared fixtures. Every test runs with its own AGENT_HOOKS_HOME so no user settings leak in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.venvs import Venv, Wheelhouse, make_venv, project_dirs
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("agent-hooks-home")
+    monkeypatch.setenv("AGENT_HOOKS_HOME", str(home))
+    for var in ("AGENT_HOOKS_PLUGINS", "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD", "AGENT_HOOKS_TRACE"):
+        monkeypatch.delenv(var, raising=False)
+    yield home
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Wheelhouse:
+    """Wheels of the core and every first-party plugin, plus all their dependencies."""
+    house = Wheelhouse(tmp_path_factory.mktemp("wheelhouse"))
+    wheels = [house.build(src) for src in project_dirs().values()]
+    house.fetch_dependencies(*wheels)
+    return house
+
+
+@pytest.fixture
+def fresh_venv(tmp_path: Path, wheelhouse: Wheelhouse) -> Callable[..., Venv]:
+    """Factory: ``fresh_venv("agent-hooks-core", "agent-hooks-guard")`` -> a venv with those installed."""
+
+    def factory(*requirements: str | Path, name: str = "venv") -> Venv:
+        env = make_venv(tmp_path / name, wheelhouse)
+        if requirements:
+            env.install(*requirements)
+        return env
+
+    return factory
