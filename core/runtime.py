@@ -62,6 +62,8 @@ class Outcome:
     duration: float = 0.0
     """seconds"""
     notes: list[str] = field(default_factory=list)
+    native: Any = None
+    """the result in a dialect's own shape, when fired with ``dialect=`` (chibi, pi, omp)"""
 
     @property
     def result(self) -> Any:
