@@ -180,7 +180,7 @@ class Reduction:
             if handler_count == 0 and hd.deny_without_handler:
                 result.update(denied=True, reason=f"no handler for {hd.name}: denied (fail-safe)")
             result.setdefault("denied", False)
-        if "block" in result and result["block"]:
+        if result.get("block"):
             # chibi says `message`, pi says `reason`: hosts may read either
             result.setdefault("message", result.get("reason"))
             result.setdefault("reason", result.get("message"))
