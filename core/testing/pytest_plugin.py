@@ -1,0 +1,1 @@
+"""pytest plugin for plugin authors (placeholder; the ecosystem engineer replaces it)."""
