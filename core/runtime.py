@@ -290,13 +290,17 @@ class Runtime:
     def call_runtime_hook(self, hook: str, **kwargs: Any) -> list[Any]:
         """Call one of the runtime's own collect-all hooks (register_commands, host_event, ...).
 
-        Errors are isolated like any hook's and returned as HookError items in the list.
+        Errors are isolated like any hook's and returned as HookError items in the list. A ``ctx``
+        argument not given in ``kwargs`` is each plugin's own context.
         """
         results: list[Any] = []
         caller = getattr(self.pm.hook, hook)
         for impl in reversed(caller.get_hookimpls()):
             try:
-                value = impl.function(*[kwargs[a] for a in impl.argnames])
+                value = impl.function(*[
+                    self._contexts[impl.plugin_name] if a == "ctx" and "ctx" not in kwargs else kwargs[a]
+                    for a in impl.argnames
+                ])
                 if value is not None:
                     results.append(value)
             except Exception as exc:
