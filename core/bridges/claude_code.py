@@ -376,6 +376,10 @@ class Bridge:
         self._outbox_seen = 0
 
     def run(self) -> Reply:
+        if not self.rt.plugins:  # nothing to ask: Claude Code decides as if we were not wired
+            if self.name == "SessionStart":
+                self._load_errors()
+            return self.reply
         handler = getattr(self, f"on_{self.name}", None) if self.name in MAPPED_EVENTS else None
         if handler is None:
             self.host_event()
@@ -565,6 +569,10 @@ class Bridge:
             self.fire("on_start", {"project_root": os.environ.get("CLAUDE_PROJECT_DIR") or self.rt.cwd})
         self.fire("session_start", {"reason": source, "session_file": self._str("transcript_path")})
         self._inject_system_prompt()
+        self._load_errors()
+
+    def _load_errors(self) -> None:
+        """Plugins that failed to load: the user hears it once per session, not silently."""
         for err in getattr(self.rt, "load_errors", ()):
             self.reply.messages.append(f"agent-hooks: {err}")
 
