@@ -29,7 +29,9 @@ class UI(Protocol):
 
 
 class NoUI:
-    """The UI when the host has none: select/input/editor give None, confirm False, the rest no-op."""
+    """The UI when the host has none (seed 002): select/input/editor/custom give None, confirm
+    False, get_editor_text ``""``; notify, set_status and set_editor_text show nothing (notifications
+    and status texts are kept on the object so a host or a test can read them later)."""
 
     def __init__(self, status: StatusLine | None = None) -> None:
         self.status = status if status is not None else StatusLine()
@@ -54,8 +56,14 @@ class NoUI:
     def set_status(self, key: str, text: str | None) -> None:
         self.status.set(key, text)
 
+    def set_editor_text(self, text: str) -> None:
+        return None
+
     def get_editor_text(self) -> str:
         return ""
+
+    def custom(self, *args: Any, **kwargs: Any) -> None:
+        return None
 
 
 _SPACES = re.compile(r" {2,}")

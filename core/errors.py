@@ -13,7 +13,7 @@ class HookError:
     hook: str
     message: str
     kind: str = "error"
-    """error (raised), invalid (bad answer), timeout, skipped (re-entrancy), load."""
+    """error (raised), invalid (bad answer), timeout, load (discovery)."""
 
     def __str__(self) -> str:
         return f"{self.plugin}: {self.hook}: {self.message}"
@@ -35,6 +35,10 @@ class PayloadError(AgentHooksError, ValueError):
     """The payload of a hook call is not what the hook expects."""
 
 
+class ConfigError(AgentHooksError, ValueError):
+    """A runtime option or setting is invalid (unknown hook in ``timeouts``, negative timeout, ...)."""
+
+
 class PluginError(AgentHooksError):
     """A plugin could not be registered (bad hookimpl, unknown hook, ...)."""
 
@@ -42,5 +46,11 @@ class PluginError(AgentHooksError):
 class HookTimeout(BaseException):
     """Raised inside a handler that ran past its timeout.
 
-    A BaseException so that a plugin's own ``except Exception`` cannot swallow it.
+    A BaseException so that a plugin's own ``except Exception`` cannot swallow it. ``token``
+    identifies the watchdog frame whose deadline passed; None once the frame that owns it caught
+    it (a nested call must let an outer frame's timeout through).
     """
+
+    def __init__(self, token: int | None = None) -> None:
+        super().__init__()
+        self.token = token

@@ -9,16 +9,22 @@ combined result. The rules, per DESIGN.md:
 observe                   answers ignored; every handler runs
 chain(f)                  each handler sees the event as updated by earlier answers' fields ``f``
 short-circuit(x)          the first answer setting ``x`` truthy ends the call; its fields win
-concat(inject)            strings joined with newlines, in handler order
+concat(inject)            non-empty strings joined with newlines, in handler order
 accumulate                lists from every handler, in order
 include/exclude           includes intersect, excludes union; both in one answer is invalid
 merge-patch               each ``request_body`` applied in order as an RFC 7386 merge patch
 last-wins                 the last handler that sets the field wins
 saturating-sum            ``fuel_delta`` summed; ``fuel`` applied step by step, never below 0
 deny-wins                 any ``denied: true`` denies (first reason kept); no handler → denied
-first-result              the first answer that sets one of the hook's answer fields wins
+first-result              the first answer that sets one of the hook's claim fields (not to
+                          ``false``) wins
 fail-closed               an error or an invalid answer blocks (``pre_tool``) or denies
 ========================  =====================================================================
+
+A ``block``/``denied`` answer without a reason gets one naming the plugin (``blocked by guard``);
+``reason`` and ``message`` mirror each other where the hook's result has both. An answer setting a
+field the runtime computes (``HookDef.computed``: ``tools``, ``fuel``, ``fallback_source``) is
+invalid.
 """
 
 from __future__ import annotations
@@ -28,9 +34,17 @@ from typing import Any
 
 from .errors import HookError
 from .event import HookEvent
+from .hookspecs._fields import RESULT_FIELDS
 from .hookspecs.catalogue import HookDef
 from .mergepatch import merge_patch
 from .validation import check_answer
+
+#: hook -> the fields of its result that say why ("reason", "message"), for block/deny mirroring
+_WHY: dict[str, tuple[str, ...]] = {
+    hook: tuple(name for name in ("reason", "message") if name in fields)
+    for hook, fields in RESULT_FIELDS.items() if fields
+}
+_WHY["pre_tool_output"] = ()  # its `message` is what the model sees instead of the output, not a reason
 
 
 class LoopState:
@@ -70,21 +84,25 @@ class Reduction:
         hd = self.hd
         if hd.observe:
             return False  # observe hooks ignore what handlers return
-        if not isinstance(answer, dict):
-            dump = getattr(answer, "model_dump", None)
-            if dump is None:
-                return self.fail(plugin, f"answer must be a dict, a result model or None, not "
+        if type(answer) is not dict:
+            as_dict = _as_dict(answer)
+            if as_dict is None:
+                return self.fail(plugin, "answer must be a dict, a result model or None, not "
                                          f"{type(answer).__name__}", "invalid")
-            answer = dump(exclude_none=True, by_alias=True)
+            answer = as_dict
         fields, problem = check_answer(hd.name, answer)
         if problem:
             return self.fail(plugin, problem, "invalid")
         if not fields:
             return False  # {} = no opinion
+        for name in hd.computed:
+            if name in fields:
+                return self.fail(plugin, f"result field {name!r} is computed by the runtime; "
+                                         "a handler may not set it", "invalid")
         if hd.tool_filter:
             return self._filter(plugin, fields)
         if hd.first_result:
-            if any(fields.get(n) for n in hd.first_result_needs):
+            if any(fields.get(n, False) is not False for n in hd.first_result_needs):
                 self.answered.append(plugin)
                 self.result.update(fields)
                 return self._stop()
@@ -96,8 +114,9 @@ class Reduction:
             if fields.get(name):
                 self._apply_chain(fields)
                 result.update(fields)
-                if hd.permission:
-                    result["denied"] = True
+                why = _WHY.get(hd.name, ()) if name in ("block", "denied") else ()
+                if why and not any(result.get(n) for n in why):
+                    result[why[0]] = f"{hd.name}: {'denied' if hd.permission else 'blocked'} by {plugin}"
                 return self._stop()
         self._apply_chain(fields)
         if hd.merge_patch and hd.merge_patch in fields:
@@ -105,7 +124,7 @@ class Reduction:
             event[name] = merge_patch(event.get(name), fields[name])
             result[name] = event[name]
         for name in hd.concat:
-            if name in fields:
+            if fields.get(name):
                 self.parts.setdefault(name, []).append(fields[name])
         for source, target in hd.accumulate:
             if source in fields:
@@ -148,7 +167,9 @@ class Reduction:
         if hd.permission:
             self.result.update(denied=True, reason=reason)
         else:
-            self.result.update(block=True, message=reason, reason=reason)
+            self.result["block"] = True
+            for name in _WHY.get(hd.name, ()):
+                self.result[name] = reason
         self.answered.append(plugin)
         return self._stop()
 
@@ -180,10 +201,13 @@ class Reduction:
             if handler_count == 0 and hd.deny_without_handler:
                 result.update(denied=True, reason=f"no handler for {hd.name}: denied (fail-safe)")
             result.setdefault("denied", False)
-        if result.get("block"):
+        if result.get("block") and len(_WHY.get(hd.name, ())) == 2:
             # chibi says `message`, pi says `reason`: hosts may read either
-            result.setdefault("message", result.get("reason"))
-            result.setdefault("reason", result.get("message"))
+            reason, message = result.get("reason"), result.get("message")
+            if reason is None and message is not None:
+                result["reason"] = message
+            elif message is None and reason is not None:
+                result["message"] = reason
         if hd.fuel:
             self._fuel(result)
         return result
@@ -215,3 +239,14 @@ class Reduction:
 
 def _tool_name(tool: Any) -> Any:
     return tool.get("name") if isinstance(tool, dict) else tool
+
+
+def _as_dict(answer: Any) -> dict[str, Any] | None:
+    """A dict subclass or a result model (anything with ``model_dump``) as a plain dict."""
+    if isinstance(answer, dict):
+        return dict(answer)
+    dump = getattr(answer, "model_dump", None)
+    if not callable(dump):
+        return None
+    data = dump(exclude_none=True, by_alias=True)
+    return data if isinstance(data, dict) else None

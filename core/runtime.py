@@ -13,25 +13,25 @@ plugins named in ``order`` come first (in that order), then the others in load o
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
-import threading
+import re
 import time
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 import pluggy
 
 from .context import HookContext, NoUI
-from .errors import HookError, HookTimeout, PluginError, UnknownHookError
+from .errors import ConfigError, HookError, HookTimeout, PluginError, UnknownHookError
 from .event import HookEvent
 from .hookspecs import specs
-from .hookspecs.catalogue import BY_NAME, HookDef, unknown_hook_message
+from .hookspecs.catalogue import BY_NAME, RUNTIME_HOOKS, HookDef, unknown_hook_message
 from .hookspecs.markers import PROJECT
 from .reducer import LoopState, Reduction
-from .timeouts import call_with_timeout
+from .timeouts import HandlerExit, await_with_timeout, call_with_timeout, run_coroutine
 from .validation import check_payload
 
 log = logging.getLogger("agent_hooks")
@@ -58,10 +58,11 @@ class Outcome:
     answered: list[str] = field(default_factory=list)
     """plugins whose answer counted, in order"""
     handlers: list[str] = field(default_factory=list)
-    """plugins that were called, in order"""
+    """plugins that were called, in order (a short-circuit leaves the rest out)"""
     duration: float = 0.0
     """seconds"""
     notes: list[str] = field(default_factory=list)
+    """what the runtime wants the host to know (e.g. a re-entrant call skipped handlers)"""
     native: Any = None
     """the result in a dialect's own shape, when fired with ``dialect=`` (chibi, pi, omp)"""
 
@@ -155,8 +156,14 @@ class Runtime:
         import os
 
         self.cwd = cwd or os.getcwd()
-        self.hook_timeout = hook_timeout
-        self.timeouts: dict[str, float | None] = dict(timeouts or {})
+        self.hook_timeout = _check_timeout("hook_timeout", hook_timeout)
+        self.timeouts: dict[str, float | None] = {}
+        for name, value in (timeouts or {}).items():
+            if name not in BY_NAME and name != "hook_called":
+                raise ConfigError(f"timeouts: {unknown_hook_message(name)}")
+            self.timeouts[name] = _check_timeout(f"timeouts.{name}", value)
+        if default_fallback not in (None, "call_agent", "call_user"):
+            raise ConfigError(f"default_fallback must be call_agent or call_user, not {default_fallback!r}")
         self.order = list(order)
         self.ui = ui if ui is not None else NoUI()
         self.has_ui = bool(ui is not None) if has_ui is None else has_ui
@@ -180,7 +187,8 @@ class Runtime:
         self._contexts: dict[str, HookContext] = {}
         self._handlers: dict[str, list[Handler]] = {}
         self._meta: list[Handler] = []
-        self._active = threading.local()
+        #: hooks being fired in the current context (thread or task): the re-entrancy guard
+        self._active: ContextVar[tuple[str, ...]] = ContextVar(f"agent_hooks_active_{id(self):x}", default=())
         for plugin in plugins:
             if isinstance(plugin, tuple):
                 self.register(plugin[1], name=plugin[0])
@@ -206,7 +214,7 @@ class Runtime:
         try:
             self.pm.register(plugin, name=name)
         except pluggy.PluginValidationError as exc:
-            raise PluginError(f"plugin {name!r}: {exc}") from None
+            raise PluginError(self._validation_message(name, exc)) from None
         except ValueError as exc:
             raise PluginError(f"plugin {name!r}: {exc}") from None
         try:
@@ -221,13 +229,31 @@ class Runtime:
         self._rebuild()
         return name
 
+    def _validation_message(self, name: str, exc: pluggy.PluginValidationError) -> str:
+        """pluggy's three-line message as one line that says what to change."""
+        text = str(exc)
+        hook = re.search(r"hook '(\w+)'", text)
+        hook_name = hook.group(1) if hook else "?"
+        if "wrapper" in text:
+            return (f"plugin {name!r}: {hook_name} is a hook wrapper; implement hook_called to observe "
+                    "every call instead")
+        args = re.search(r"Argument\(s\) \{(.*)\}", text)
+        definition = re.search(r"hookimpl definition: (.*)", text)
+        caller = getattr(self.pm.hook, hook_name, None)
+        if args and definition and caller is not None and caller.spec is not None:
+            takes = ", ".join(caller.spec.argnames)
+            return (f"plugin {name!r}: {definition.group(1)}: unknown argument(s) {args.group(1)}; "
+                    f"the arguments of {hook_name} are ({takes})")
+        return f"plugin {name!r}: " + "; ".join(line.strip() for line in text.splitlines() if line.strip())
+
     def _check_plugin(self, name: str, plugin: Any) -> None:
         for caller in self.pm.get_hookcallers(plugin) or []:
+            mine = [impl for impl in caller.get_hookimpls() if impl.plugin_name == name]
             if caller.spec is None:
+                if all(impl.optionalhook for impl in mine):
+                    continue  # optionalhook: a hook of a newer agent-hooks; never called here
                 raise PluginError(f"plugin {name!r}: {unknown_hook_message(caller.name)}")
-            for impl in caller.get_hookimpls():
-                if impl.plugin_name != name:
-                    continue
+            for impl in mine:
                 if impl.hookwrapper or impl.wrapper:
                     raise PluginError(f"plugin {name!r}: {caller.name} is a hook wrapper; "
                                       "implement hook_called to observe every call instead")
@@ -235,9 +261,12 @@ class Runtime:
                         or HookContext(self, name))
 
     def unregister(self, name: str) -> None:
+        if not self.pm.has_plugin(name):
+            raise PluginError(f"plugin {name!r} is not registered")
         self.pm.unregister(name=name)
         self._load_index.pop(name, None)
         self._contexts.pop(name, None)
+        self._external.discard(name)
         self._rebuild()
 
     def set_config(self, name: str, config: Any) -> None:
@@ -258,19 +287,18 @@ class Runtime:
             return (0, self.order.index(plugin))
         return (1, self._load_index.get(plugin, 1 << 30))
 
+    def _impl_key(self, impl: Any) -> tuple[int, int, int]:
+        return (0 if impl.tryfirst else 2 if impl.trylast else 1, *self._rank(impl.plugin_name))
+
     def _rebuild(self) -> None:
         """Pre-compute every hook's handler list in call order (no reflection per call)."""
         handlers: dict[str, list[Handler]] = {}
         for hook_name in [*BY_NAME, "hook_called"]:
             caller = getattr(self.pm.hook, hook_name)
-            impls = sorted(
-                caller.get_hookimpls(),
-                key=lambda i: (0 if i.tryfirst else 2 if i.trylast else 1, *self._rank(i.plugin_name)),
-            )
             handlers[hook_name] = [
                 Handler(i.plugin_name, i.function, tuple(i.argnames), self._contexts[i.plugin_name],
                         i.plugin_name in self._external)
-                for i in impls
+                for i in sorted(caller.get_hookimpls(), key=self._impl_key)
             ]
         self._meta = handlers.pop("hook_called")
         self._handlers = handlers
@@ -290,12 +318,15 @@ class Runtime:
     def call_runtime_hook(self, hook: str, **kwargs: Any) -> list[Any]:
         """Call one of the runtime's own collect-all hooks (register_commands, host_event, ...).
 
-        Errors are isolated like any hook's and returned as HookError items in the list. A ``ctx``
-        argument not given in ``kwargs`` is each plugin's own context.
+        Plugins are called in the runtime's order. Errors are isolated like any hook's and
+        returned as HookError items in the list. A ``ctx`` argument not given in ``kwargs`` is each
+        plugin's own context.
         """
+        if hook not in RUNTIME_HOOKS:
+            raise UnknownHookError(f"{hook!r} is not one of the runtime's own hooks ({', '.join(RUNTIME_HOOKS)})")
         results: list[Any] = []
         caller = getattr(self.pm.hook, hook)
-        for impl in reversed(caller.get_hookimpls()):
+        for impl in sorted(caller.get_hookimpls(), key=self._impl_key):
             try:
                 value = impl.function(*[
                     self._contexts[impl.plugin_name] if a == "ctx" and "ctx" not in kwargs else kwargs[a]
@@ -303,7 +334,7 @@ class Runtime:
                 ])
                 if value is not None:
                     results.append(value)
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:
                 results.append(HookError(impl.plugin_name, hook, _describe(exc)))
         return results
 
@@ -313,14 +344,17 @@ class Runtime:
         hd = BY_NAME.get(hook)
         if hd is None:
             raise UnknownHookError(unknown_hook_message(hook))
-        data = check_payload(hook, {} if payload is None else payload)
+        if type(payload) is not dict:
+            payload = _as_payload(hook, payload)
+        data = check_payload(hook, payload)
         handlers = self._handlers[hook]
         notes: list[str] = []
-        active = self._active.__dict__
-        if active.get(hook):
+        if hook in self._active.get():
+            # chibi's rule: a hook fired from one of its own handlers skips in-process handlers
             inner = [h for h in handlers if h.external]
             if len(inner) != len(handlers):
-                notes.append(f"re-entrant {hook}: in-process handlers skipped")
+                skipped = ", ".join(h.plugin for h in handlers if not h.external)
+                notes.append(f"re-entrant {hook}: in-process handlers skipped ({skipped})")
             handlers = inner
         return hd, Reduction(hd, data, self.loop_state), handlers, notes
 
@@ -338,95 +372,153 @@ class Runtime:
         if dialect not in (None, "canonical"):
             from .dialects import fire_dialect
 
-            return fire_dialect(self, dialect, hook, payload)  # type: ignore[no-any-return]
+            return fire_dialect(self, dialect, hook, payload)
         start = time.perf_counter()
         hd, red, handlers, notes = self._prepare(hook, payload)
         timeout = self._timeout(hd)
-        active = self._active.__dict__
-        active[hook] = active.get(hook, 0) + 1
+        called = 0
+        reset = self._active.set((*self._active.get(), hook))
         try:
             for h in handlers:
-                event = red.event
+                called += 1
                 try:
                     if h.is_async:
-                        answer = _run_coroutine(h.func(*h.args(event)), timeout)
+                        answer = run_coroutine(h.func(*h.args(red.event)), timeout)
                     elif timeout is None:
-                        answer = h.func(*h.args(event))
+                        answer = h.func(*h.args(red.event))
                     else:
-                        answer = call_with_timeout(h.func, h.args(event), timeout)
-                except HookTimeout:
-                    if red.fail(h.plugin, f"timed out after {timeout:g}s", "timeout"):
+                        answer = call_with_timeout(h.func, h.args(red.event), timeout)
+                    if answer is not None and type(answer) is not dict and inspect.isawaitable(answer):
+                        answer = run_coroutine(answer, timeout)  # a sync def returning a coroutine
+                except HookTimeout as exc:
+                    if exc.token is not None:
+                        raise  # an outer handler's deadline passed: it is abandoned, not this one
+                    if red.fail(h.plugin, _timed_out(timeout), "timeout"):
                         break
                     continue
-                except Exception as exc:
+                except (Exception, SystemExit) as exc:
                     if red.fail(h.plugin, _describe(exc)):
                         break
                     continue
-                if red.accept(h.plugin, answer):
-                    break
+                try:
+                    if red.accept(h.plugin, answer):
+                        break
+                except Exception as exc:  # an answer that lies about being a dict or a model
+                    if red.fail(h.plugin, f"invalid answer: {_describe(exc)}", "invalid"):
+                        break
         finally:
-            active[hook] -= 1
-        return self._finish(hd, red, handlers, notes, start)
+            self._active.reset(reset)
+        outcome = self._outcome(hd, red, len(handlers), handlers[:called], notes, start)
+        if self._meta:
+            self._emit_meta(outcome)
+        return outcome
 
     async def afire(self, hook: str, payload: Any = None, *, dialect: str | None = None) -> Outcome:
         """Like :meth:`fire`; ``async def`` handlers are awaited in the same order as sync ones."""
         if dialect not in (None, "canonical"):
             from .dialects import afire_dialect
 
-            return await afire_dialect(self, dialect, hook, payload)  # type: ignore[no-any-return]
+            return await afire_dialect(self, dialect, hook, payload)
         start = time.perf_counter()
         hd, red, handlers, notes = self._prepare(hook, payload)
         timeout = self._timeout(hd)
-        active = self._active.__dict__
-        active[hook] = active.get(hook, 0) + 1
+        called = 0
+        reset = self._active.set((*self._active.get(), hook))
         try:
             for h in handlers:
-                event = red.event
+                called += 1
                 try:
                     if h.is_async:
-                        answer = await asyncio.wait_for(h.func(*h.args(event)), timeout)
+                        answer = await await_with_timeout(h.func(*h.args(red.event)), timeout)
                     elif timeout is None:
-                        answer = h.func(*h.args(event))
+                        answer = h.func(*h.args(red.event))
                     else:
-                        answer = call_with_timeout(h.func, h.args(event), timeout)
-                except (HookTimeout, asyncio.TimeoutError):
-                    if red.fail(h.plugin, f"timed out after {timeout:g}s", "timeout"):
+                        answer = call_with_timeout(h.func, h.args(red.event), timeout)
+                    if answer is not None and type(answer) is not dict and inspect.isawaitable(answer):
+                        answer = await await_with_timeout(answer, timeout)
+                except HookTimeout as exc:
+                    if exc.token is not None:
+                        raise
+                    if red.fail(h.plugin, _timed_out(timeout), "timeout"):
                         break
                     continue
-                except Exception as exc:
+                except (Exception, SystemExit) as exc:
                     if red.fail(h.plugin, _describe(exc)):
                         break
                     continue
-                if red.accept(h.plugin, answer):
-                    break
+                try:
+                    if red.accept(h.plugin, answer):
+                        break
+                except Exception as exc:
+                    if red.fail(h.plugin, f"invalid answer: {_describe(exc)}", "invalid"):
+                        break
         finally:
-            active[hook] -= 1
-        return self._finish(hd, red, handlers, notes, start)
+            self._active.reset(reset)
+        outcome = self._outcome(hd, red, len(handlers), handlers[:called], notes, start)
+        if self._meta:
+            await self._aemit_meta(outcome)
+        return outcome
 
-    def _finish(self, hd: HookDef, red: Reduction, handlers: list[Handler], notes: list[str],
-                start: float) -> Outcome:
-        outcome = Outcome(hd.name, red.event, red.finish(len(handlers)), red.errors, red.answered,
-                          [h.plugin for h in handlers], 0.0, notes)
+    def _outcome(self, hd: HookDef, red: Reduction, count: int, called: list[Handler], notes: list[str],
+                 start: float) -> Outcome:
+        outcome = Outcome(hd.name, red.event, red.finish(count), red.errors, red.answered,
+                          [h.plugin for h in called], 0.0, notes)
         for err in red.errors:
             log.warning("%s", err)
         outcome.duration = time.perf_counter() - start
-        if self._meta:
-            self._emit_meta(outcome)
         return outcome
 
+    def _meta_timeout(self) -> float | None:
+        return self.timeouts.get("hook_called", self.hook_timeout)
+
     def _emit_meta(self, outcome: Outcome) -> None:
-        active = self._active.__dict__
-        if active.get("hook_called"):
+        """hook_called: every meta handler, errors and timeouts recorded on the outcome."""
+        active = self._active.get()
+        if "hook_called" in active:
             return  # a meta handler firing hooks does not recurse into the meta hook
-        active["hook_called"] = 1
+        reset = self._active.set((*active, "hook_called"))
+        timeout = self._meta_timeout()
         try:
             for h in self._meta:
                 try:
-                    h.func(*h.args(outcome))
-                except Exception as exc:
+                    if h.is_async:
+                        run_coroutine(h.func(*h.args(outcome)), timeout)
+                    elif timeout is None:
+                        h.func(*h.args(outcome))
+                    else:
+                        call_with_timeout(h.func, h.args(outcome), timeout)
+                except HookTimeout as exc:
+                    if exc.token is not None:
+                        raise
+                    outcome.errors.append(HookError(h.plugin, "hook_called", _timed_out(timeout), "timeout"))
+                except (Exception, SystemExit) as exc:
                     outcome.errors.append(HookError(h.plugin, "hook_called", _describe(exc)))
         finally:
-            active["hook_called"] = 0
+            self._active.reset(reset)
+
+    async def _aemit_meta(self, outcome: Outcome) -> None:
+        active = self._active.get()
+        if "hook_called" in active:
+            return
+        reset = self._active.set((*active, "hook_called"))
+        timeout = self._meta_timeout()
+        try:
+            for h in self._meta:
+                try:
+                    if h.is_async:
+                        await await_with_timeout(h.func(*h.args(outcome)), timeout)
+                    elif timeout is None:
+                        h.func(*h.args(outcome))
+                    else:
+                        call_with_timeout(h.func, h.args(outcome), timeout)
+                except HookTimeout as exc:
+                    if exc.token is not None:
+                        raise
+                    outcome.errors.append(HookError(h.plugin, "hook_called", _timed_out(timeout), "timeout"))
+                except (Exception, SystemExit) as exc:
+                    outcome.errors.append(HookError(h.plugin, "hook_called", _describe(exc)))
+        finally:
+            self._active.reset(reset)
 
     def _deliver(self, kind: str, message: dict[str, Any]) -> None:
         sink = self._sinks.get(kind)
@@ -436,37 +528,35 @@ class Runtime:
             (self.outbox if kind == "send_message" else self.entries).append(message)
 
 
-def _run_coroutine(coro: Any, timeout: float | None) -> Any:
-    """Run an async handler from sync ``fire``: in a fresh loop, or a worker thread if one runs."""
-    async def bounded() -> Any:
-        return await asyncio.wait_for(coro, timeout)
+def _as_payload(hook: str, payload: Any) -> Any:
+    """None -> {}; an event model -> its dict (by wire name); anything else is left for validation."""
+    if payload is None:
+        return {}
+    if isinstance(payload, dict):
+        return payload
+    dump = getattr(payload, "model_dump", None)
+    if callable(dump):
+        data = dump(by_alias=True, exclude_none=True)
+        if isinstance(data, dict):
+            return data
+    return payload
 
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        try:
-            return asyncio.run(bounded())
-        except asyncio.TimeoutError:
-            raise HookTimeout() from None
-    box: dict[str, Any] = {}
 
-    def run() -> None:
-        try:
-            box["value"] = asyncio.run(bounded())
-        except BaseException as exc:
-            box["error"] = exc
+def _check_timeout(name: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ConfigError(f"{name} must be a positive number of seconds or None, not {value!r}")
+    return float(value)
 
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join()
-    if "error" in box:
-        if isinstance(box["error"], asyncio.TimeoutError):
-            raise HookTimeout()
-        raise box["error"]
-    return box.get("value")
+
+def _timed_out(timeout: float | None) -> str:
+    return f"timed out after {timeout:g}s" if timeout is not None else "timed out"
 
 
 def _describe(exc: BaseException) -> str:
+    if isinstance(exc, HandlerExit):
+        return str(exc)
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 

@@ -1,58 +1,87 @@
-"""Timeouts a hung synchronous handler cannot defeat.
+"""Timeouts a hung handler cannot defeat.
 
-In the main thread a watchdog thread polls the current deadline and, once it passes, sends
-SIGALRM to the main thread; the signal handler raises :class:`HookTimeout` inside the handler
-(it interrupts sleeps and busy loops alike). Arming costs two attribute writes per handler, so
-the in-process ``fire`` stays cheap. Elsewhere (no signals off the main thread) the handler runs
-in a daemon thread that the caller stops waiting for at the deadline.
+Sync handlers in the main thread: a watchdog thread polls a stack of deadlines ("frames") and,
+once one passes, sends SIGALRM to the main thread; the signal handler raises
+:class:`~agent_hooks_core.errors.HookTimeout` inside the handler (it interrupts sleeps and busy
+loops alike). Arming a frame costs a few attribute writes, so the in-process ``fire`` stays
+cheap. Frames nest: a handler that fires another hook keeps its own deadline, and a timeout that
+belongs to an outer frame travels through the inner call (``HookTimeout.token``).
+
+Elsewhere (no signals off the main thread) the handler runs in a daemon thread that the caller
+stops waiting for at the deadline; the thread gets a copy of the caller's context variables so
+the re-entrancy guard still sees it.
+
+Async handlers are awaited in a task that is cancelled at the deadline; in the main thread each
+step of the coroutine also runs under a watchdog frame, so an ``async def`` that blocks (a sync
+HTTP call, a busy loop) is interrupted too.
 """
 
 from __future__ import annotations
 
+import asyncio
+import atexit
+import contextvars
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any
 
 from .errors import HookTimeout
 
 _TICK = 0.02
+#: a handler that swallowed HookTimeout (bare ``except:``) gets another one this often
+_REFIRE = 0.25
+#: how long a cancelled task or an abandoned worker thread gets to finish, beyond the timeout
+GRACE = 0.25
+
+_HAS_ALARM = hasattr(signal, "SIGALRM") and hasattr(signal, "pthread_kill")
+_MAIN_IDENT = threading.main_thread().ident
 
 
 class _Watchdog:
     def __init__(self) -> None:
-        self.token = 0
-        self.deadline = 0.0  # 0.0: disarmed
-        self.fired = -1
-        self.main_ident = threading.main_thread().ident
+        self.frames: tuple[tuple[int, float], ...] = ()  # (token, deadline), outermost first
+        self.counter = 0
+        self.pending: int | None = None  # the token a signal in flight is for
+        self.sent: tuple[int, float] = (-1, 0.0)
         self.thread: threading.Thread | None = None
         self.previous: Any = None
 
     def _on_signal(self, signum: int, frame: Any) -> None:
-        if self.deadline and self.fired == self.token:
-            self.deadline = 0.0
-            raise HookTimeout()
-        prev = self.previous
-        if callable(prev):
-            prev(signum, frame)
+        token = self.pending
+        if token is None:  # not ours: whoever had SIGALRM before us gets it
+            prev = self.previous
+            if callable(prev):
+                prev(signum, frame)
+            return
+        self.pending = None
+        for t, _ in self.frames:
+            if t == token:
+                raise HookTimeout(token)
+        # the frame ended before the signal arrived: nothing to interrupt
 
     def _loop(self) -> None:
         while True:
             time.sleep(_TICK)
-            token = self.token  # read the token before the deadline: see _on_signal
-            deadline = self.deadline
-            if deadline and time.monotonic() > deadline and self.fired != token:
-                self.fired = token
-                assert self.main_ident is not None
-                signal.pthread_kill(self.main_ident, signal.SIGALRM)
+            frames = self.frames
+            if not frames or self.pending is not None:
+                continue
+            now = time.monotonic()
+            for token, deadline in frames:
+                if now > deadline:
+                    last_token, last_at = self.sent
+                    if token != last_token or now - last_at > _REFIRE:
+                        self.sent = (token, now)
+                        self.pending = token
+                        assert _MAIN_IDENT is not None
+                        signal.pthread_kill(_MAIN_IDENT, signal.SIGALRM)
+                    break  # the outermost expired frame owns the timeout
 
     def ensure(self) -> bool:
-        """Install the signal handler and start the thread; False where that cannot be done."""
+        """Install the signal handler and start the thread (main thread only)."""
         current = signal.getsignal(signal.SIGALRM)
         if current != self._on_signal:
-            if threading.current_thread() is not threading.main_thread():
-                return False
             self.previous = current
             signal.signal(signal.SIGALRM, self._on_signal)
         if self.thread is None:
@@ -60,34 +89,58 @@ class _Watchdog:
             self.thread.start()
         return True
 
+    def call(self, func: Callable[..., Any], args: tuple[Any, ...], deadline: float) -> Any:
+        """``func(*args)`` under a frame with ``deadline``; HookTimeout() (token None) when it passes."""
+        self.counter += 1
+        token = self.counter
+        saved = self.frames
+        self.frames = (*saved, (token, deadline))
+        try:
+            try:
+                value = func(*args)
+            finally:
+                self.frames = saved
+            if self.sent[0] == token:  # it swallowed the interrupt (bare except): discard its answer
+                raise HookTimeout(token)
+            return value
+        except HookTimeout as exc:
+            self.frames = saved  # the signal may have landed before the inner finally ran
+            if exc.token == token:
+                raise HookTimeout() from None
+            raise  # an outer frame's deadline: keep unwinding
+
 
 _WATCHDOG: _Watchdog | None = None
-_HAS_ALARM = hasattr(signal, "SIGALRM") and hasattr(signal, "pthread_kill")
+
+
+def _main_watchdog() -> _Watchdog | None:
+    """The watchdog when called in the main thread on a platform with SIGALRM, else None."""
+    global _WATCHDOG
+    if not _HAS_ALARM or threading.get_ident() != _MAIN_IDENT:
+        return None
+    wd = _WATCHDOG
+    if wd is None:
+        wd = _WATCHDOG = _Watchdog()
+    wd.ensure()
+    return wd
 
 
 def call_with_timeout(func: Callable[..., Any], args: tuple[Any, ...], timeout: float) -> Any:
     """``func(*args)``, raising :class:`HookTimeout` once ``timeout`` seconds have passed."""
-    global _WATCHDOG
-    if _HAS_ALARM and threading.current_thread() is threading.main_thread():
-        wd = _WATCHDOG
-        if wd is None:
-            wd = _WATCHDOG = _Watchdog()
-        if wd.ensure():
-            wd.token += 1
-            wd.deadline = time.monotonic() + timeout
-            try:
-                return func(*args)
-            finally:
-                wd.deadline = 0.0
-    return _call_in_thread(func, args, timeout)
+    wd = _main_watchdog()
+    if wd is not None:
+        return wd.call(func, args, time.monotonic() + timeout)
+    return call_in_thread(func, args, timeout)
 
 
-def _call_in_thread(func: Callable[..., Any], args: tuple[Any, ...], timeout: float) -> Any:
+def call_in_thread(func: Callable[..., Any], args: tuple[Any, ...], timeout: float | None) -> Any:
+    """``func(*args)`` in a daemon thread (with the caller's context); HookTimeout at the deadline."""
     box: dict[str, Any] = {}
+    context = contextvars.copy_context()
 
     def run() -> None:
         try:
-            box["value"] = func(*args)
+            box["value"] = context.run(func, *args)
         except BaseException as exc:  # handed to the caller below
             box["error"] = exc
 
@@ -99,3 +152,117 @@ def _call_in_thread(func: Callable[..., Any], args: tuple[Any, ...], timeout: fl
     if "error" in box:
         raise box["error"]
     return box.get("value")
+
+
+# -- async handlers ----------------------------------------------------------------------------
+
+
+class HandlerExit(Exception):
+    """A handler called ``sys.exit()``: reported like any error instead of stopping the host."""
+
+    def __str__(self) -> str:
+        return f"SystemExit: {self.args[0]}" if self.args else "SystemExit"
+
+
+class _Guarded:
+    """Each step of an awaitable runs under a watchdog frame (main thread only)."""
+
+    __slots__ = ("aw", "deadline", "wd")
+
+    def __init__(self, aw: Awaitable[Any], deadline: float, wd: _Watchdog) -> None:
+        self.aw = aw
+        self.deadline = deadline
+        self.wd = wd
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        it = self.aw.__await__()
+        wd, deadline = self.wd, self.deadline
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                if error is None:
+                    yielded = wd.call(it.send, (value,), deadline)
+                else:
+                    yielded = wd.call(it.throw, (error,), deadline)
+            except StopIteration as stop:
+                return stop.value
+            try:
+                value, error = (yield yielded), None
+            except GeneratorExit:
+                close = getattr(it, "close", None)
+                if close is not None:
+                    close()
+                raise
+            except BaseException as exc:  # cancellation and the like go into the handler
+                value, error = None, exc
+
+
+async def _no_exit(aw: Awaitable[Any]) -> Any:
+    try:
+        return await aw
+    except SystemExit as exc:  # inside a task it would stop the host's event loop
+        raise HandlerExit(exc.code) from None
+
+
+async def await_with_timeout(aw: Awaitable[Any], timeout: float | None) -> Any:
+    """Await ``aw``; past ``timeout`` seconds cancel it and raise :class:`HookTimeout`."""
+    if timeout is None:
+        try:
+            return await aw
+        except SystemExit as exc:
+            raise HandlerExit(exc.code) from None
+    wd = _main_watchdog()
+    if wd is not None:
+        aw = _Guarded(aw, time.monotonic() + timeout, wd)
+    task = asyncio.ensure_future(_no_exit(aw))
+    try:
+        done, _ = await asyncio.wait((task,), timeout=timeout)
+    except BaseException:  # the caller was cancelled: so is the handler
+        task.cancel()
+        raise
+    if not done:
+        task.cancel()
+        raise HookTimeout()
+    return task.result()
+
+
+_MAIN_LOOP: asyncio.AbstractEventLoop | None = None
+
+
+def _close_main_loop() -> None:
+    if _MAIN_LOOP is not None and not _MAIN_LOOP.is_closed():
+        _MAIN_LOOP.close()
+
+
+def _run_in_main_loop(coro: Awaitable[Any]) -> Any:
+    """Run ``coro`` on a loop kept for the main thread (asyncio.run costs ~10x more per call)."""
+    global _MAIN_LOOP
+    loop = _MAIN_LOOP
+    if loop is None or loop.is_closed():
+        loop = _MAIN_LOOP = asyncio.new_event_loop()
+        atexit.register(_close_main_loop)
+    try:
+        return loop.run_until_complete(coro)
+    finally:
+        pending = asyncio.all_tasks(loop)
+        if pending:  # what a handler left behind is cancelled, as asyncio.run does
+            for task in pending:
+                task.cancel()
+            loop.run_until_complete(asyncio.wait(pending, timeout=GRACE))
+
+
+def run_coroutine(aw: Awaitable[Any], timeout: float | None) -> Any:
+    """Run an async handler from sync code; HookTimeout past ``timeout`` seconds.
+
+    In the main thread without a running loop: on a kept loop, steps guarded by the watchdog.
+    Elsewhere (another thread, or a loop already running here): ``asyncio.run`` in a worker
+    thread the caller stops waiting for at the deadline.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        if threading.get_ident() == _MAIN_IDENT:
+            return _run_in_main_loop(await_with_timeout(aw, timeout))
+    return call_in_thread(asyncio.run, (await_with_timeout(aw, timeout),),
+                          None if timeout is None else timeout + GRACE)

@@ -23,22 +23,21 @@ class ToolBlocked(AgentHooksError):
         self.outcome = outcome
 
 
-def _output_fields(value: Any) -> dict[str, Any]:
+def _output_field(value: Any) -> str:
+    """Where a tool's return value goes in the event: text, content blocks, or anything else."""
     if isinstance(value, str):
-        return {"output": value}
+        return "output"
     if isinstance(value, list):
-        return {"content": value}
-    return {"details": value}
+        return "content"
+    return "details"
 
 
 def _apply_output(value: Any, out: Outcome) -> Any:
+    """The value the caller gets: the replacement ``message`` when blocked, else the same-kind field."""
     data = out.data or {}
     if data.get("block"):
-        return data.get("message") or data.get("reason") or ""
-    for name in ("output", "content", "details"):
-        if name in data:
-            return data[name]
-    return value
+        return data.get("message") or ""
+    return data.get(_output_field(value), value)
 
 
 class HookToolWrapper:
@@ -71,7 +70,7 @@ class HookToolWrapper:
             rt.fire("pre_tool_output", {**base, "output": str(exc), "is_error": True})
             rt.fire("post_tool", {**base, "result": str(exc), "is_error": True})
             raise
-        value = _apply_output(value, rt.fire("pre_tool_output", {**base, **_output_fields(value)}))
+        value = _apply_output(value, rt.fire("pre_tool_output", {**base, _output_field(value): value}))
         rt.fire("post_tool", {**base, "result": value, "is_error": False})
         return value
 
@@ -87,6 +86,6 @@ class HookToolWrapper:
             await rt.afire("pre_tool_output", {**base, "output": str(exc), "is_error": True})
             await rt.afire("post_tool", {**base, "result": str(exc), "is_error": True})
             raise
-        value = _apply_output(value, await rt.afire("pre_tool_output", {**base, **_output_fields(value)}))
+        value = _apply_output(value, await rt.afire("pre_tool_output", {**base, _output_field(value): value}))
         await rt.afire("post_tool", {**base, "result": value, "is_error": False})
         return value

@@ -1,7 +1,8 @@
 """Light checks of payloads and answers against the generated field table.
 
 Equivalent to the pydantic models for the simple types the models use, at a fraction of the
-cost and without importing pydantic. ``tests/test_generated.py`` checks the two agree.
+cost and without importing pydantic: pydantic's strict mode, which is what JSON data gets.
+``tests/core/test_validation.py`` checks the two agree on generated payloads and answers.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "dict": dict,
     "list": list,
     "list[str]": list,
+    "list[dict]": list,
 }
 
 #: hook -> the set of its declared event field names
@@ -29,29 +31,48 @@ def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
+class _Code:
+    """A parsed type code (parsed once per distinct code, not per value)."""
+
+    __slots__ = ("allowed", "base", "minimum", "nullable", "types")
+
+    def __init__(self, code: str) -> None:
+        self.nullable = code.endswith("?")
+        base = code[:-1] if self.nullable else code
+        self.minimum: float | None = None
+        if ">=" in base:
+            base, _, bound = base.partition(">=")
+            self.minimum = float(bound)
+        self.base = base
+        self.allowed: tuple[str, ...] | None = tuple(base[5:].split("|")) if base.startswith("enum:") else None
+        self.types: Any = (
+            None if base == "any" or self.allowed is not None else _TYPES[base]
+        )
+
+
+_CODES: dict[str, _Code] = {}
+
+
 def check_value(code: str, value: Any) -> str | None:
     """None when ``value`` fits the type code, else what is wrong with it."""
-    nullable = code.endswith("?")
-    if nullable:
-        code = code[:-1]
+    c = _CODES.get(code)
+    if c is None:
+        c = _CODES[code] = _Code(code)
     if value is None:
-        return None if nullable else "must not be null"
-    minimum = None
-    if ">=" in code:
-        code, _, bound = code.partition(">=")
-        minimum = float(bound)
-    if code == "any":
+        return None if c.nullable else "must not be null"
+    if c.allowed is not None:
+        return None if value in c.allowed else f"must be one of {', '.join(c.allowed)}, not {value!r}"
+    if c.types is None:
         return None
-    if code.startswith("enum:"):
-        allowed = code[5:].split("|")
-        return None if value in allowed else f"must be one of {', '.join(allowed)}, not {value!r}"
-    expected = _TYPES[code]
-    if not isinstance(value, expected) or (code in ("int", "float") and isinstance(value, bool)):
-        return f"must be {code}, not {_kind(value)}"
-    if code == "list[str]" and not all(isinstance(v, str) for v in value):
+    base = c.base
+    if not isinstance(value, c.types) or (isinstance(value, bool) and base in ("int", "float")):
+        return f"must be {base}, not {_kind(value)}"
+    if base == "list[str]" and not all(isinstance(v, str) for v in value):
         return "must be a list of strings"
-    if minimum is not None and value < minimum:
-        return f"must be >= {minimum:g}"
+    if base == "list[dict]" and not all(isinstance(v, dict) for v in value):
+        return "must be a list of objects"
+    if c.minimum is not None and value < c.minimum:
+        return f"must be >= {c.minimum:g}"
     return None
 
 

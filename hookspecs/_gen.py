@@ -1,7 +1,7 @@
 """Generate ``_fields.py``, the light field table the runtime validates with.
 
 The runtime must not import pydantic on its hot path (a bridge is a fresh process per event), so
-the facts it needs from :mod:`.models` are written out as plain data. ``tests/test_generated.py``
+the facts it needs from :mod:`.models` are written out as plain data. ``tests/core/test_generated.py``
 fails when the table is stale; regenerate with ``python -m agent_hooks_core.hookspecs._gen``.
 """
 
@@ -20,7 +20,8 @@ _SIMPLE = {str: "str", int: "int", float: "float", bool: "bool", dict: "dict", l
 
 
 def type_code(annotation: Any, info: FieldInfo | None = None) -> str:
-    """A short code for an annotation: ``str``, ``int``, ``dict``, ``enum:a|b``, ``any``; ``?`` = nullable."""
+    """A short code for an annotation: ``str``, ``int``, ``dict``, ``list[str]``, ``list[dict]``,
+    ``enum:a|b``, ``any``; ``>=N`` a lower bound; ``?`` = nullable."""
     nullable = False
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
@@ -37,6 +38,8 @@ def type_code(annotation: Any, info: FieldInfo | None = None) -> str:
         inner = typing.get_args(annotation)
         if origin is list and inner and inner[0] is str:
             code = "list[str]"
+        elif origin is list and inner and (inner[0] is dict or typing.get_origin(inner[0]) is dict):
+            code = "list[dict]"
     elif annotation in _SIMPLE:
         code = _SIMPLE[annotation]
     else:  # pragma: no cover - models are kept to the simple types above

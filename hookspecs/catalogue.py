@@ -60,6 +60,8 @@ class HookDef:
     """saturating-sum of ``fuel_delta`` and the fallback precedence of the agentic loop."""
     deep_copy: tuple[str, ...] = ()
     """Payload fields deep-copied before the first handler sees them."""
+    computed: tuple[str, ...] = ()
+    """Result fields only the runtime sets in the combined result; an answer setting one is invalid."""
     timeout: bool = True
     """False: no default timeout (the hook may prompt the user), like pi's tool_call."""
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -201,17 +203,18 @@ HOOKS: tuple[HookDef, ...] = (
        aliases={"pi-ext": ("user_bash",)}),
     # --- API request -------------------------------------------------------------------
     _h("pre_api_tools", "api", "Before the tool list is sent to the model API; may filter tools.",
-       "include-intersection + exclude-union", tool_filter=True, aliases={"chibi": ("pre_api_tools",)}),
+       "include-intersection + exclude-union", tool_filter=True, computed=("tools",),
+       aliases={"chibi": ("pre_api_tools",)}),
     _h("pre_api_request", "api", "After tool filtering, before the HTTP request; may patch the body.",
        "merge-patch(request_body) in order", merge_patch="request_body",
        aliases={"chibi": ("pre_api_request",)}),
     # --- agentic loop ------------------------------------------------------------------
     _h("pre_agentic_loop", "loop", "Before each agentic loop iteration; may override fallback and fuel.",
-       "last-wins(fallback, fuel)", last_wins=("fallback", "fuel"), fuel=True,
+       "last-wins(fallback, fuel)", last_wins=("fallback", "fuel"), fuel=True, computed=("fallback_source",),
        aliases={"chibi": ("pre_agentic_loop",)}),
     _h("post_tool_batch", "loop", "After a batch of tool calls; may override fallback and adjust fuel.",
        "last-wins(fallback) + saturating-sum(fuel_delta)", last_wins=("fallback",), fuel=True,
-       aliases={"chibi": ("post_tool_batch",)}),
+       computed=("fuel", "fallback_source"), aliases={"chibi": ("post_tool_batch",)}),
     # --- permissions -------------------------------------------------------------------
     _h("pre_file_read", "permission", "Before a file is read (outside the allowed paths).",
        "deny-wins + fail-safe deny when no handler + fail-closed", permission=True, stop_on=("denied",),
@@ -272,10 +275,19 @@ def get(name: str) -> HookDef:
 
 
 def unknown_hook_message(name: str) -> str:
+    """One line: what is wrong with ``name`` and the canonical hook meant, when one is close."""
     import difflib
 
-    close = difflib.get_close_matches(name, [*BY_NAME, *alias_index()], n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    idx = alias_index()
+    canonical = idx.get(name)
+    if canonical is not None and name not in BY_NAME:
+        systems = sorted({key.partition(":")[0] for key, value in idx.items()
+                          if ":" in key and key.partition(":")[2] == name and value == canonical})
+        return (f"unknown hook {name!r}: that is the {'/'.join(systems)} name of {canonical!r}; "
+                f"use {canonical!r} (or fire it with dialect=)")
+    names = [*BY_NAME, *(n for n in idx if ":" not in n)]
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f" (did you mean {idx.get(close[0], close[0])!r}?)" if close else ""
     return f"unknown hook {name!r}{hint}; `agenthooks hooks` lists them"
 
 
