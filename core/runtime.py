@@ -340,7 +340,8 @@ class Runtime:
 
     # -- firing ------------------------------------------------------------------------------
 
-    def _prepare(self, hook: str, payload: Any) -> tuple[HookDef, Reduction, list[Handler], list[str]]:
+    def _prepare(self, hook: str, payload: Any, reduction: type[Reduction] | None = None,
+                 ) -> tuple[HookDef, Reduction, list[Handler], list[str]]:
         hd = BY_NAME.get(hook)
         if hd is None:
             raise UnknownHookError(unknown_hook_message(hook))
@@ -356,25 +357,28 @@ class Runtime:
                 skipped = ", ".join(h.plugin for h in handlers if not h.external)
                 notes.append(f"re-entrant {hook}: in-process handlers skipped ({skipped})")
             handlers = inner
-        return hd, Reduction(hd, data, self.loop_state), handlers, notes
+        return hd, (reduction or Reduction)(hd, data, self.loop_state), handlers, notes
 
     def _timeout(self, hd: HookDef) -> float | None:
         if hd.name in self.timeouts:
             return self.timeouts[hd.name]
         return self.hook_timeout if hd.timeout else None
 
-    def fire(self, hook: str, payload: Any = None, *, dialect: str | None = None) -> Outcome:
+    def fire(self, hook: str, payload: Any = None, *, dialect: str | None = None,
+             reduction: type[Reduction] | None = None) -> Outcome:
         """Call every handler of ``hook`` with ``payload`` and combine their answers.
 
         Raises :class:`UnknownHookError` or :class:`~agent_hooks_core.errors.PayloadError` for a bad
         call; a handler's failure never raises, it is recorded in ``Outcome.errors``.
+        ``reduction`` (a :class:`~agent_hooks_core.reducer.Reduction` subclass) replaces the hook's
+        canonical combination rule for this call: the omp dialect's conflict rules use it.
         """
         if dialect not in (None, "canonical"):
             from .dialects import fire_dialect
 
             return fire_dialect(self, dialect, hook, payload)
         start = time.perf_counter()
-        hd, red, handlers, notes = self._prepare(hook, payload)
+        hd, red, handlers, notes = self._prepare(hook, payload, reduction)
         timeout = self._timeout(hd)
         called = 0
         reset = self._active.set((*self._active.get(), hook))
@@ -413,14 +417,15 @@ class Runtime:
             self._emit_meta(outcome)
         return outcome
 
-    async def afire(self, hook: str, payload: Any = None, *, dialect: str | None = None) -> Outcome:
+    async def afire(self, hook: str, payload: Any = None, *, dialect: str | None = None,
+                    reduction: type[Reduction] | None = None) -> Outcome:
         """Like :meth:`fire`; ``async def`` handlers are awaited in the same order as sync ones."""
         if dialect not in (None, "canonical"):
             from .dialects import afire_dialect
 
             return await afire_dialect(self, dialect, hook, payload)
         start = time.perf_counter()
-        hd, red, handlers, notes = self._prepare(hook, payload)
+        hd, red, handlers, notes = self._prepare(hook, payload, reduction)
         timeout = self._timeout(hd)
         called = 0
         reset = self._active.set((*self._active.get(), hook))
