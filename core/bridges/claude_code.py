@@ -33,6 +33,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
+from ..context import NoUI
+
 if TYPE_CHECKING:
     from ..runtime import Outcome, Runtime
 
@@ -85,7 +87,7 @@ class Ask:
     message: str
 
 
-class ClaudeCodeUI:
+class ClaudeCodeUI(NoUI):
     """The ``ctx.ui`` plugins see inside the bridge.
 
     A hook process has no terminal, but Claude Code has its own permission dialog. So
@@ -99,38 +101,19 @@ class ClaudeCodeUI:
     handlers in this thread; an async handler's frame is on the stack while it runs). An ask whose
     plugin cannot be found counts for nobody, so it never softens a deny.
 
-    ``notify()`` messages are shown to the user as ``systemMessage``; ``select``/``input``/``editor``
-    answer None (cancelled), as with no UI.
+    ``notify()`` messages are shown to the user as ``systemMessage``; everything else behaves as
+    :class:`~agent_hooks_core.context.NoUI` (``select``/``input``/``editor`` answer None).
     """
 
     def __init__(self) -> None:
+        super().__init__()
         self.asks: list[Ask] = []
-        self.notifications: list[tuple[str, str]] = []
         self.runtime: Runtime | None = None
         self._codes: dict[Any, str] | None = None
 
-    # the UI protocol (agent_hooks_core.context.UI)
     def confirm(self, title: str, message: str) -> bool:
         self.asks.append(Ask(self._calling_plugin(), str(title), str(message)))
         return False
-
-    def select(self, title: str, options: list[str]) -> str | None:
-        return None
-
-    def input(self, title: str, placeholder: str | None = None) -> str | None:
-        return None
-
-    def editor(self, title: str, prefill: str | None = None) -> str | None:
-        return None
-
-    def notify(self, message: str, kind: str = "info") -> None:
-        self.notifications.append((kind, str(message)))
-
-    def set_status(self, key: str, text: str | None) -> None:
-        return None
-
-    def get_editor_text(self) -> str:
-        return ""
 
     # bookkeeping for the bridge
     def mark(self) -> int:
@@ -266,8 +249,11 @@ def cap(text: str, limit: int = MAX_TEXT) -> str:
     if len(text) <= limit:
         return text
     note = f"\n[… {{}} more characters cut by agent-hooks to fit Claude Code's {limit:,}-character limit]"
-    keep = limit - len(note.format(len(text)))
-    return text[:keep] + note.format(len(text) - keep)
+    cut = len(text) - limit
+    for _ in range(3):  # the note's length depends on the number it states
+        keep = max(limit - len(note.format(cut)), 0)
+        cut = len(text) - keep
+    return (text[:keep] + note.format(cut))[:limit]
 
 
 def _describe(exc: BaseException) -> str:
