@@ -1,0 +1,486 @@
+"""Settings: a user file and a project file (TOML), project over user, plus the environment.
+
+Files
+    user      ``$AGENT_HOOKS_HOME/settings.toml``, else ``<platform config dir>/agent-hooks/settings.toml``
+              (``--settings PATH`` / ``settings_path=`` replaces it)
+    project   ``<project>/.agent-hooks/settings.toml``; the project is the nearest directory, from
+              the working directory upwards, that holds an ``.agent-hooks/`` directory
+
+Precedence, lowest first: built-in defaults, the user file, the project file, the environment
+(``AGENT_HOOKS_PLUGINS``, ``AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD``), explicit options (CLI flags,
+``Runtime.from_settings`` keyword arguments). How each key merges is in ``docs/settings.md``.
+
+This module is on the start-up path of every host: it imports nothing heavy. ``tomllib`` (or
+``tomlkit`` on Python 3.10) is imported only when a settings file exists; ``tomlkit`` for edits.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import AgentHooksError
+
+ENV_HOME = "AGENT_HOOKS_HOME"
+ENV_PLUGINS = "AGENT_HOOKS_PLUGINS"
+ENV_NO_AUTOLOAD = "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD"
+ENV_TRACE = "AGENT_HOOKS_TRACE"
+PROJECT_DIR = ".agent-hooks"
+SETTINGS_FILE = "settings.toml"
+
+#: key -> (type check, description used in error messages)
+_LIST_KEYS = ("disabled", "enabled", "order", "hooks")
+KNOWN_KEYS = frozenset({*_LIST_KEYS, "hook_timeout", "timeouts", "chibi_plugins", "plugins"})
+#: keys whose values make the runtime load code: in a project file they need `agenthooks trust`
+CODE_KEYS = ("hooks", "chibi_plugins")
+
+
+class SettingsError(AgentHooksError):
+    """A settings file cannot be read: one line naming the file (and line) and what is wrong."""
+
+
+# -- locations ----------------------------------------------------------------------------------
+
+
+def user_dir() -> Path:
+    """The user's agent-hooks directory: ``$AGENT_HOOKS_HOME`` or the platform config dir."""
+    home = os.environ.get(ENV_HOME)
+    if home:
+        return Path(home).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("agent-hooks", appauthor=False))
+
+
+def cache_dir() -> Path:
+    """Where caches live: ``$AGENT_HOOKS_HOME/cache`` or the platform cache dir."""
+    home = os.environ.get(ENV_HOME)
+    if home:
+        return Path(home).expanduser() / "cache"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("agent-hooks", appauthor=False))
+
+
+def user_settings_path() -> Path:
+    return user_dir() / SETTINGS_FILE
+
+
+def find_project_root(cwd: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest directory from ``cwd`` upwards holding ``.agent-hooks/`` (never the user dir)."""
+    start = Path(cwd or os.getcwd()).resolve()
+    try:
+        user = user_dir().resolve()
+    except OSError:  # pragma: no cover - unresolvable home
+        user = None
+    for directory in (start, *start.parents):
+        candidate = directory / PROJECT_DIR
+        if candidate.is_dir():
+            if user is not None and candidate.resolve() == user:
+                continue  # $AGENT_HOOKS_HOME=~/.agent-hooks seen from ~ is the user dir, not a project
+            return directory
+    return None
+
+
+def env_plugins() -> list[str] | None:
+    """``AGENT_HOOKS_PLUGINS``: None when unset (all), [] when empty (none), else the names."""
+    raw = os.environ.get(ENV_PLUGINS)
+    if raw is None:
+        return None
+    return [n.strip() for n in raw.split(",") if n.strip()]
+
+
+def env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def normalize_name(name: str) -> str:
+    """Plugin and distribution names compare like PyPI names: case-insensitive, ``-_.`` alike."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+@dataclass
+class SettingsFile:
+    """One settings file as read (values type-checked, paths not yet resolved)."""
+
+    path: Path
+    scope: str
+    """user or project"""
+    data: dict[str, Any] = field(default_factory=dict)
+    exists: bool = False
+    base: Path | None = None
+    """the directory relative paths in this file resolve against"""
+    warnings: list[str] = field(default_factory=list)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+    def has(self, key: str) -> bool:
+        return key in self.data
+
+
+def _loads(text: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+
+        return tomllib.loads(text)
+    import tomlkit  # pragma: no cover - Python 3.10
+
+    return tomlkit.parse(text).unwrap()  # pragma: no cover
+
+
+_LINE = re.compile(r"line (\d+)")
+
+
+def _parse_error(path: Path, exc: Exception) -> SettingsError:
+    message = str(exc)
+    lineno = getattr(exc, "lineno", None) or getattr(exc, "line", None)
+    if not lineno:
+        found = _LINE.search(message)
+        lineno = int(found.group(1)) if found else None
+    message = re.sub(r"\s*\(at line \d+, column \d+\)$", "", message)
+    message = re.sub(r"\s*at line \d+ col \d+$", "", message)
+    where = f"{path}:{lineno}" if lineno else str(path)
+    return SettingsError(f"{where}: invalid TOML: {message}")
+
+
+def _key_line(text: str, key: str) -> int | None:
+    found = re.search(rf"^\s*{re.escape(key)}\s*=", text, re.MULTILINE)
+    return text.count("\n", 0, found.start()) + 1 if found else None
+
+
+def read_file(path: Path, scope: str, base: Path | None = None) -> SettingsFile:
+    """Read and type-check one settings file; a missing file is an empty one.
+
+    Raises :class:`SettingsError` (file, line, what) for invalid TOML or a value of the wrong type.
+    """
+    sf = SettingsFile(path=path, scope=scope, base=base if base is not None else path.parent)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return sf
+    except IsADirectoryError:
+        raise SettingsError(f"{path}: is a directory, not a settings file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path}: cannot read: {exc}") from None
+    sf.exists = True
+    try:
+        data = _loads(text)
+    except Exception as exc:  # tomllib.TOMLDecodeError / tomlkit.exceptions.ParseError
+        raise _parse_error(path, exc) from None
+
+    def bad(key: str, expected: str) -> SettingsError:
+        line = _key_line(text, key.split(".")[-1])
+        where = f"{path}:{line}" if line else str(path)
+        return SettingsError(f"{where}: {key}: expected {expected}, got {_type_name(data_get(key))}")
+
+    def data_get(dotted: str) -> Any:
+        node: Any = data
+        for part in dotted.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        return node
+
+    for key in _LIST_KEYS:
+        if key in data and not (isinstance(data[key], list) and all(isinstance(v, str) for v in data[key])):
+            raise bad(key, "a list of strings")
+    if "hook_timeout" in data:
+        value = data["hook_timeout"]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise bad("hook_timeout", "a number of seconds >= 0 (0 = no timeout)")
+    if "chibi_plugins" in data and not isinstance(data["chibi_plugins"], str):
+        raise bad("chibi_plugins", "a directory path (string)")
+    if "timeouts" in data:
+        if not isinstance(data["timeouts"], dict):
+            raise bad("timeouts", "a table of hook = seconds")
+        for hook, value in data["timeouts"].items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise bad(f"timeouts.{hook}", "a number of seconds >= 0 (0 = no timeout)")
+    if "plugins" in data:
+        if not isinstance(data["plugins"], dict):
+            raise bad("plugins", "a table of [plugins.<name>] sections")
+        for name, section in data["plugins"].items():
+            if not isinstance(section, dict):
+                raise bad(f"plugins.{name}", "a table ([plugins.<name>] section)")
+    for key in data:
+        if key not in KNOWN_KEYS:
+            sf.warnings.append(f"{path}: unknown key {key!r} (ignored)")
+    sf.data = data
+    return sf
+
+
+def _type_name(value: Any) -> str:
+    return {str: "a string", int: "an integer", float: "a number", bool: "a boolean", list: "a list",
+            dict: "a table"}.get(type(value), type(value).__name__)
+
+
+# -- the merged view ----------------------------------------------------------------------------
+
+
+@dataclass
+class HookPath:
+    """A local hook file (or directory of them) named in settings, resolved."""
+
+    path: Path
+    scope: str
+    """project or user"""
+    origin: str
+    """the settings file that names it"""
+
+
+@dataclass
+class Settings:
+    """The user and project files and the environment, merged. See ``docs/settings.md``."""
+
+    user: SettingsFile
+    project: SettingsFile | None = None
+    project_root: Path | None = None
+    plugins_env: list[str] | None = None
+    """``AGENT_HOOKS_PLUGINS``: None = unset (all), [] = none, else only these"""
+    autoload: bool = True
+    """False when ``AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD=1``"""
+    user_settings_explicit: bool = False
+
+    @property
+    def files(self) -> list[SettingsFile]:
+        return [self.user] + ([self.project] if self.project is not None else [])
+
+    @property
+    def warnings(self) -> list[str]:
+        out: list[str] = []
+        for f in self.files:
+            out.extend(f.warnings)
+        return out
+
+    def _last(self, key: str) -> tuple[Any, SettingsFile | None]:
+        for f in reversed(self.files):
+            if f.has(key):
+                return f.get(key), f
+        return None, None
+
+    # scalar keys: the project's value wins
+    @property
+    def hook_timeout(self) -> float | None:
+        """Seconds per handler; None = no timeout; the runtime's default when no file sets it."""
+        value, _ = self._last("hook_timeout")
+        if value is None:
+            from .runtime import DEFAULT_TIMEOUT
+
+            return DEFAULT_TIMEOUT
+        return float(value) or None
+
+    @property
+    def timeouts(self) -> dict[str, float | None]:
+        merged: dict[str, float | None] = {}
+        for f in self.files:
+            for hook, value in (f.get("timeouts") or {}).items():
+                merged[hook] = float(value) or None
+        return merged
+
+    @property
+    def order(self) -> list[str]:
+        """The project's ``order`` if it has one, else the user's."""
+        value, _ = self._last("order")
+        return list(value or ())
+
+    @property
+    def order_origin(self) -> SettingsFile | None:
+        return self._last("order")[1]
+
+    def hook_paths(self, scope: str) -> list[HookPath]:
+        """Hook paths of the user or project file, ``~`` expanded, relative ones resolved.
+
+        User-file paths resolve against the file's directory; project-file paths against the
+        project root.
+        """
+        sf = self.user if scope == "user" else self.project
+        if sf is None:
+            return []
+        return [HookPath(self._resolve(sf, raw), scope, str(sf.path)) for raw in sf.get("hooks") or ()]
+
+    def chibi_plugins(self) -> tuple[Path, str, str] | None:
+        """(directory, scope, origin) of the effective ``chibi_plugins``, project over user."""
+        value, sf = self._last("chibi_plugins")
+        if value is None or sf is None:
+            return None
+        return self._resolve(sf, value), sf.scope, str(sf.path)
+
+    def _resolve(self, sf: SettingsFile, raw: str) -> Path:
+        path = Path(os.path.expandvars(raw)).expanduser()
+        if not path.is_absolute():
+            base = self.project_root if sf.scope == "project" and self.project_root else sf.base
+            path = (base or Path.cwd()) / path
+        return path
+
+    def plugin_state(self, names: Iterable[str]) -> tuple[bool, str | None]:
+        """Whether a plugin known by ``names`` (entry-point and distribution name) is enabled.
+
+        Files apply in order (user, then project); in each, ``enabled`` re-enables and then
+        ``disabled`` disables, so within one file ``disabled`` wins and the project overrides the
+        user. Returns (enabled, why-disabled).
+        """
+        keys = {normalize_name(n) for n in names if n}
+        enabled, reason = True, None
+        for f in self.files:
+            if keys & {normalize_name(n) for n in f.get("enabled") or ()}:
+                enabled, reason = True, None
+            if keys & {normalize_name(n) for n in f.get("disabled") or ()}:
+                enabled, reason = False, f"disabled in {f.path}"
+        return enabled, reason
+
+    def plugin_section(self, names: Iterable[str]) -> tuple[dict[str, Any] | None, list[str]]:
+        """The merged ``[plugins.<name>]`` section (project keys over user keys) and its files."""
+        keys = [normalize_name(n) for n in names if n]
+        merged: dict[str, Any] | None = None
+        origins: list[str] = []
+        for f in self.files:
+            sections = f.get("plugins") or {}
+            by_norm = {normalize_name(k): v for k, v in sections.items()}
+            for key in keys:
+                if key in by_norm:
+                    merged = _deep_merge(merged or {}, by_norm[key])
+                    origins.append(str(f.path))
+                    break
+        return merged, origins
+
+    def names_mentioned(self) -> list[tuple[str, str, str]]:
+        """(name, where, file) for every plugin name the settings mention (for doctor)."""
+        out = []
+        for f in self.files:
+            for key in ("disabled", "enabled", "order"):
+                out.extend((n, key, str(f.path)) for n in f.get(key) or ())
+            out.extend((n, f"[plugins.{n}]", str(f.path)) for n in f.get("plugins") or {})
+        return out
+
+
+def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def load_settings(cwd: str | os.PathLike[str] | None = None,
+                  settings_path: str | os.PathLike[str] | None = None) -> Settings:
+    """Read the user file (or ``settings_path``), the project file and the environment.
+
+    Raises :class:`SettingsError` when a file is invalid; nothing is ever written here.
+    """
+    explicit = settings_path is not None
+    upath = Path(settings_path).expanduser() if settings_path is not None else user_settings_path()
+    if explicit and not upath.exists():
+        raise SettingsError(f"{upath}: settings file not found")
+    user = read_file(upath, "user")
+    root = find_project_root(cwd)
+    project = None
+    if root is not None:
+        ppath = root / PROJECT_DIR / SETTINGS_FILE
+        if not (explicit and ppath.resolve() == upath.resolve()):
+            project = read_file(ppath, "project", base=root)
+    return Settings(user=user, project=project, project_root=root, plugins_env=env_plugins(),
+                    autoload=not env_flag(ENV_NO_AUTOLOAD), user_settings_explicit=explicit)
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a reader (or a crash) sees the old file or the new one.
+
+    A temporary file in the same directory is written, flushed and fsynced, then renamed over
+    the target with ``os.replace``; the original's permission bits are kept.
+    """
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode: int | None = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # make the rename itself durable
+        dirfd = os.open(path.parent, os.O_RDONLY)
+    except OSError:  # pragma: no cover - e.g. Windows
+        return
+    try:
+        os.fsync(dirfd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(dirfd)
+
+
+def edit_file(path: Path, mutate: Callable[[Any], Any]) -> Any:
+    """Apply ``mutate(document)`` to the settings file at ``path`` and write it back atomically.
+
+    The file is edited with tomlkit, so comments, ordering and formatting survive. A file that is
+    not valid TOML raises :class:`SettingsError` and is left untouched. Returns what ``mutate``
+    returned.
+    """
+    import tomlkit
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    try:
+        doc = tomlkit.parse(text)
+    except Exception as exc:
+        raise _parse_error(path, exc) from None
+    result = mutate(doc)
+    new_text = tomlkit.dumps(doc)
+    if new_text != text:
+        _loads(new_text)  # never write a file we could not read back
+        atomic_write(path, new_text)
+    return result
+
+
+def list_add(doc: Any, key: str, name: str) -> bool:
+    """Append ``name`` to the array ``key`` unless present (by normalized name); True if added."""
+    import tomlkit
+
+    if key not in doc:
+        doc[key] = tomlkit.array()
+    arr = doc[key]
+    if any(normalize_name(str(v)) == normalize_name(name) for v in arr):
+        return False
+    arr.append(name)
+    return True
+
+
+def list_remove(doc: Any, key: str, names: Iterable[str]) -> list[str]:
+    """Remove every entry of array ``key`` matching one of ``names``; returns the removed ones."""
+    if key not in doc:
+        return []
+    wanted = {normalize_name(n) for n in names}
+    arr = doc[key]
+    removed = []
+    for i in reversed(range(len(arr))):
+        if normalize_name(str(arr[i])) in wanted:
+            removed.append(str(arr[i]))
+            del arr[i]
+    return removed[::-1]

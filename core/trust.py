@@ -1,0 +1,197 @@
+"""Trust for project-local code.
+
+A project's hook files (``.agent-hooks/hooks/*.py``) and the ``hooks``/``chibi_plugins`` entries
+of its settings file are code execution: a cloned repository must not run code just because an
+agent was started in it. They load only after the user ran ``agenthooks trust`` in the project,
+and only while they are unchanged: ``trust`` pins each item to a SHA-256 digest, stored in the
+user's directory (``trust.json``), never in the project. A changed or new item is untrusted again
+until the user re-runs ``agenthooks trust``.
+
+What is pinned:
+
+* each project hook file: its content;
+* the project settings' code keys (``hooks``, ``chibi_plugins``): their values, so editing other
+  keys (``order``, ``disabled``, a plugin section) does not revoke trust;
+* each file the project settings' ``hooks`` names, wherever it lives: its content;
+* a project-configured chibi plugin directory: the names and contents of the files in it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .settings import CODE_KEYS, atomic_write, user_dir
+
+if TYPE_CHECKING:
+    from .settings import Settings
+
+TRUST_FILE = "trust.json"
+
+
+@dataclass(frozen=True)
+class TrustItem:
+    """One pinned (or pinnable) piece of project code."""
+
+    kind: str
+    """hook-file, settings, chibi-dir"""
+    path: str
+    """absolute path (for ``settings``: the settings file)"""
+    digest: str
+
+
+def store_path() -> Path:
+    return user_dir() / TRUST_FILE
+
+
+def _read_store() -> dict[str, Any]:
+    try:
+        data = json.loads(store_path().read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return {"version": 1, "projects": {}}
+    if not isinstance(data, dict) or not isinstance(data.get("projects"), dict):
+        return {"version": 1, "projects": {}}
+    return data
+
+
+def _write_store(data: dict[str, Any]) -> None:
+    atomic_write(store_path(), json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 16), b""):
+            h.update(chunk)
+    return "sha256:" + h.hexdigest()
+
+
+def dir_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        h.update(str(file.relative_to(path)).encode() + b"\0" + file_digest(file).encode() + b"\0")
+    return "sha256:" + h.hexdigest()
+
+
+def settings_digest(settings: Settings) -> str | None:
+    """Digest of the project settings' code keys; None when the project file has none."""
+    project = settings.project
+    if project is None or not any(project.has(k) for k in CODE_KEYS):
+        return None
+    payload = json.dumps({k: project.get(k) for k in CODE_KEYS}, sort_keys=True)
+    return "sha256:" + hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _key(path: Path) -> str:
+    return str(Path(os.path.abspath(path)))
+
+
+def project_hook_files(root: Path) -> list[Path]:
+    hooks_dir = root / ".agent-hooks" / "hooks"
+    return sorted(p for p in hooks_dir.glob("*.py") if p.is_file()) if hooks_dir.is_dir() else []
+
+
+def expand_hook_path(path: Path) -> list[Path]:
+    """A hook path names a file, or a directory whose ``*.py`` files are hooks."""
+    if path.is_dir():
+        return sorted(p for p in path.glob("*.py") if p.is_file())
+    return [path]
+
+
+def current_items(settings: Settings) -> list[TrustItem]:
+    """Every piece of project code as it is now (what ``agenthooks trust`` would pin)."""
+    root = settings.project_root
+    if root is None:
+        return []
+    items = [TrustItem("hook-file", _key(p), file_digest(p)) for p in project_hook_files(root)]
+    digest = settings_digest(settings)
+    if digest is not None and settings.project is not None:
+        items.append(TrustItem("settings", _key(settings.project.path), digest))
+        for hp in settings.hook_paths("project"):
+            items.extend(TrustItem("hook-file", _key(p), file_digest(p))
+                         for p in expand_hook_path(hp.path) if p.is_file())
+        chibi = settings.chibi_plugins()
+        if chibi is not None and chibi[1] == "project" and chibi[0].is_dir():
+            items.append(TrustItem("chibi-dir", _key(chibi[0]), dir_digest(chibi[0])))
+    return items
+
+
+class TrustState:
+    """The pins of one project, as stored; answers "may this load, and if not, why"."""
+
+    def __init__(self, root: Path | None, pins: dict[str, str], trusted: bool) -> None:
+        self.root = root
+        self.pins = pins
+        self.trusted = trusted
+        """the user trusted this project at some point"""
+
+    def _check(self, key: str, digest: str, what: str) -> str | None:
+        if not self.trusted:
+            return f"project {self.root} is not trusted (run `agenthooks trust` there to allow its {what})"
+        pinned = self.pins.get(key)
+        if pinned is None:
+            return f"{what} added since the project was trusted (run `agenthooks trust` again)"
+        if pinned != digest:
+            return f"{what} changed since the project was trusted (run `agenthooks trust` again)"
+        return None
+
+    def file_reason(self, path: Path) -> str | None:
+        """None when the project file may load, else why not."""
+        try:
+            digest = file_digest(path)
+        except OSError as exc:
+            return f"cannot read: {exc.strerror or exc}"
+        return self._check(_key(path), digest, f"hook file {path.name}")
+
+    def settings_reason(self, settings: Settings) -> str | None:
+        """None when the project settings' hooks/chibi_plugins may load, else why not."""
+        digest = settings_digest(settings)
+        if digest is None or settings.project is None:
+            return None
+        return self._check(_key(settings.project.path), digest, "settings entries `hooks`/`chibi_plugins`")
+
+    def dir_reason(self, path: Path) -> str | None:
+        try:
+            digest = dir_digest(path)
+        except OSError as exc:
+            return f"cannot read: {exc.strerror or exc}"
+        return self._check(_key(path), digest, f"chibi plugin directory {path}")
+
+
+def state(settings: Settings) -> TrustState:
+    root = settings.project_root
+    if root is None:
+        return TrustState(None, {}, False)
+    entry = _read_store()["projects"].get(_key(root))
+    if not isinstance(entry, dict):
+        return TrustState(root, {}, False)
+    return TrustState(root, dict(entry.get("pins") or {}), True)
+
+
+def trust(settings: Settings) -> list[TrustItem]:
+    """Pin the project's code as it is now; returns what was pinned."""
+    root = settings.project_root
+    if root is None:
+        raise ValueError("no project here: a project is a directory holding .agent-hooks/")
+    items = current_items(settings)
+    data = _read_store()
+    data["projects"][_key(root)] = {"pins": {i.path: i.digest for i in items}}
+    _write_store(data)
+    return items
+
+
+def revoke(root: Path) -> bool:
+    data = _read_store()
+    removed = data["projects"].pop(_key(root), None) is not None
+    if removed:
+        _write_store(data)
+    return removed
+
+
+def trusted_projects() -> dict[str, dict[str, str]]:
+    return {root: dict(entry.get("pins") or {}) for root, entry in _read_store()["projects"].items()
+            if isinstance(entry, dict)}
