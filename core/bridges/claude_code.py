@@ -43,7 +43,8 @@ HOST = "claude-code"
 MAX_TEXT = 10_000
 
 USAGE = """\
-usage: agenthooks claude-code [--hook PATH]... [--settings PATH] [--event NAME] [--on-rewrite ask|allow]
+usage: agenthooks claude-code [--hook PATH]... [--settings PATH] [--event NAME] [--ask]
+                              [--on-rewrite ask|allow]
 
 Claude Code's hook command: reads one hook event (JSON) on stdin, runs it through the enabled
 agent-hooks plugins and answers in Claude Code's format. Wire it with
@@ -52,6 +53,8 @@ agent-hooks plugins and answers in Claude Code's format. Wire it with
   --hook PATH          also load this local plugin file (repeatable)
   --settings PATH      use this agent-hooks settings file
   --event NAME         the event this entry was installed for (used when stdin is unreadable)
+  --ask                on PreToolUse, tell plugins a UI is there (ctx.has_ui): plugins that ask
+                       instead of blocking then make Claude Code ask the user
   --on-rewrite MODE    permissionDecision sent with changed tool input: ask (default) or allow
 """
 
@@ -90,12 +93,14 @@ class Ask:
 class ClaudeCodeUI(NoUI):
     """The ``ctx.ui`` plugins see inside the bridge.
 
-    A hook process has no terminal, but Claude Code has its own permission dialog. So
-    ``confirm()`` does not ask anybody: it records that the calling plugin wanted to ask, and
-    returns False, exactly like a UI-less host, so the plugin goes on to block or deny. When the
-    call was stopped by a plugin that asked, the bridge answers ``permissionDecision: "ask"`` (Claude
-    Code asks the user, showing the reason) instead of ``"deny"``. A plugin that denies without
-    asking still gets a deny, and deny beats ask.
+    A hook process has no terminal, so ``ctx.has_ui`` is False (``--ask`` makes it True on
+    PreToolUse), but Claude Code has its own permission dialog. So ``confirm()`` does not ask
+    anybody: it records that the calling plugin wanted to ask, and returns False, as a UI-less host
+    does, so the plugin goes on to block or deny. When the call was stopped by a plugin that asked,
+    the bridge answers ``permissionDecision: "ask"`` (Claude Code asks the user, showing the
+    reason) instead of ``"deny"``. A plugin that denies without asking still gets a deny, and deny
+    beats ask. A plugin that asks only ``if ctx.has_ui`` (the guard) therefore denies by default,
+    and asks through Claude Code with ``--ask``.
 
     The asking plugin is found by the handler function on the call stack (the runtime calls
     handlers in this thread; an async handler's frame is on the stack while it runs). An ask whose
@@ -157,6 +162,7 @@ class Options:
     settings: str | None = None
     event: str | None = None
     on_rewrite: str = "ask"
+    ask: bool = False
     help: bool = False
 
 
@@ -171,8 +177,11 @@ def parse_args(argv: Iterable[str]) -> Options:
     while i < len(args):
         arg = args[i]
         name, eq, value = arg.partition("=")
-        if arg in ("-h", "--help"):
-            opts.help = True
+        if arg in ("-h", "--help", "--ask"):
+            if arg == "--ask":
+                opts.ask = True
+            else:
+                opts.help = True
             i += 1
             continue
         if name not in ("--hook", "--settings", "--event", "--on-rewrite"):
@@ -696,7 +705,7 @@ def run(raw: bytes, options: Options, factory: RuntimeFactory | None = None,
             rt = (factory or default_runtime_factory)(
                 cwd=cwd, host=HOST, session_id=event.get("session_id") if isinstance(event.get("session_id"), str)
                 else None, session_file=event.get("transcript_path") if isinstance(event.get("transcript_path"), str)
-                else None, ui=ui, has_ui=name in FAIL_CLOSED_EVENTS, hooks=options.hooks, settings=options.settings)
+                else None, ui=ui, has_ui=options.ask and name in FAIL_CLOSED_EVENTS, hooks=options.hooks, settings=options.settings)
         except BaseException as exc:  # a broken plugin set must not become a silent allow
             return failure(name, f"could not load the plugins: {_describe(exc)}")
         ui.runtime = rt

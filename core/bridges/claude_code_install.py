@@ -94,19 +94,23 @@ def bridge_command() -> tuple[str, list[str]]:
     return str(Path(sys.executable).absolute()), ["-m", "agent_hooks_core"]
 
 
-def handler(event: str, command: str, prefix: list[str]) -> dict[str, Any]:
-    """Our handler entry for ``event`` (exec form: ``command`` + ``args``)."""
+def handler(event: str, command: str, prefix: list[str], ask: bool = False) -> dict[str, Any]:
+    """Our handler entry for ``event`` (exec form: ``command`` + ``args``).
+
+    ``ask``: PreToolUse runs with ``--ask`` (plugins that ask with a UI make Claude Code ask).
+    """
+    extra = ["--ask"] if ask and event == "PreToolUse" else []
     entry: dict[str, Any] = {"type": "command", "command": command,
-                             "args": [*prefix, "claude-code", "--event", event],
+                             "args": [*prefix, "claude-code", "--event", event, *extra],
                              "timeout": TIMEOUTS.get(event, TIMEOUT)}
     if event == "PreToolUse":
         entry["onFailure"] = "block"  # a crash or timeout of ours blocks the tool (fail-closed)
     return entry
 
 
-def group(event: str, command: str, prefix: list[str]) -> dict[str, Any]:
+def group(event: str, command: str, prefix: list[str], ask: bool = False) -> dict[str, Any]:
     entry: dict[str, Any] = {"matcher": "*"} if event in TOOL_EVENTS else {}
-    entry["hooks"] = [handler(event, command, prefix)]
+    entry["hooks"] = [handler(event, command, prefix, ask)]
     return entry
 
 
@@ -142,12 +146,12 @@ def _hooks_of(settings: dict[str, Any], path: Path) -> dict[str, Any]:
 
 
 def merged(settings: dict[str, Any], command: str, prefix: list[str], path: Path = Path("settings.json"),
-           events: tuple[str, ...] = EVENTS) -> dict[str, Any]:
+           events: tuple[str, ...] = EVENTS, ask: bool = False) -> dict[str, Any]:
     """``settings`` with our entries for ``events``, in place of any earlier ones of ours."""
     new = json.loads(json.dumps(settings))
     hooks = _hooks_of(new, path)
     for event in events:
-        want = group(event, command, prefix)
+        want = group(event, command, prefix, ask)
         groups = hooks.setdefault(event, [])
         placed = False
         for i, g in enumerate(list(groups)):
@@ -287,11 +291,11 @@ def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
 
 
 def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
-                 command: tuple[str, list[str]] | None = None) -> Plan:
+                 command: tuple[str, list[str]] | None = None, ask: bool = False) -> Plan:
     path = settings_path(scope, project_dir)
     settings, old = read_settings(path)
     cmd, prefix = command or bridge_command()
-    new = merged(settings, cmd, prefix, path)
+    new = merged(settings, cmd, prefix, path, ask=ask)
     if old is not None and new == settings:
         return Plan(path, old, old)
     return Plan(path, old, dump(new, old))
@@ -364,7 +368,8 @@ def check(cwd: str | os.PathLike[str] | None = None) -> list[Check]:
             if len(handlers) > 1:
                 problems.append(f"{event} runs agenthooks {len(handlers)} times")
             for h in handlers:
-                if h != handler(event, command, prefix) and event in EVENTS:
+                if h not in (handler(event, command, prefix), handler(event, command, prefix, True)) \
+                        and event in EVENTS:
                     cmd = h.get("command", "")
                     if isinstance(cmd, str) and os.path.isabs(cmd) and not os.path.exists(cmd):
                         problems.append(f"{event} runs {cmd}, which does not exist")

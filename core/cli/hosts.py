@@ -33,11 +33,11 @@ def _scope(user: bool, project: bool, local: bool) -> str:
 
 
 def install_claude_code(scope: str = "user", project_dir: str | Path | None = None, dry_run: bool = False,
-                        out: TextIO | None = None) -> int:
+                        out: TextIO | None = None, ask: bool = False) -> int:
     """Merge our hook entries into Claude Code's ``scope`` settings file. Returns the exit code."""
     out = out or sys.stdout
     try:
-        plan = cc.plan_install(scope, project_dir)
+        plan = cc.plan_install(scope, project_dir, ask=ask)
     except cc.InstallError as exc:
         raise CommandError(str(exc)) from None
     if dry_run:
@@ -103,12 +103,15 @@ def register(app: typer.Typer) -> None:
                            file_okay=False)
     dry_opt = typer.Option(False, "--dry-run", help="print the change as a unified diff; write nothing")
 
+    ask_opt = typer.Option(False, "--ask", help="plugins that ask the user when there is a UI (the guard) "
+                           "make Claude Code ask, instead of denying")
+
     @install_app.command("claude-code")
     def install_cmd(user: bool = user_opt, project: bool = project_opt, local: bool = local_opt,
-                    project_dir: Path | None = dir_opt, dry_run: bool = dry_opt) -> None:
+                    project_dir: Path | None = dir_opt, dry_run: bool = dry_opt, ask: bool = ask_opt) -> None:
         """Run every enabled plugin on Claude Code's hook events (merges into its settings file)."""
         try:
-            code = install_claude_code(_scope(user, project, local), project_dir, dry_run)
+            code = install_claude_code(_scope(user, project, local), project_dir, dry_run, ask=ask)
         except CommandError as exc:
             raise _fail(exc) from None
         raise typer.Exit(code)

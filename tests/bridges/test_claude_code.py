@@ -30,7 +30,7 @@ def test_pre_tool_use_benign_is_silent(cc):
     pre = r.call("pre_tool")
     assert pre["event"] == {"tool_name": "Bash", "arguments": {"command": "npm test", "description": "Run tests"},
                             "tool_call_id": "toolu_01"}
-    assert pre["host"] == "claude-code" and pre["session_id"] == "abc" and pre["has_ui"] is True
+    assert pre["host"] == "claude-code" and pre["session_id"] == "abc" and pre["has_ui"] is False
     assert r.call("pre_shell_exec")["event"] == {"command": "npm test", "tool_name": "Bash"}
 
 
@@ -457,6 +457,7 @@ def test_notify_becomes_system_message_and_send_message_additional_context(cc):
                       "systemMessage": "agent-hooks warning: 3 files changed"}
 
 
-def test_ui_is_offered_only_where_claude_code_can_ask(cc):
-    assert cc(event("PreToolUse", cc.cwd)).call("pre_tool")["has_ui"] is True
-    assert cc(event("PostToolUse", cc.cwd)).call("pre_tool_output")["has_ui"] is False
+def test_has_ui_only_with_ask_and_only_where_claude_code_can_ask(cc):
+    assert cc(event("PreToolUse", cc.cwd)).call("pre_tool")["has_ui"] is False
+    assert cc(event("PreToolUse", cc.cwd), args=("--ask",)).call("pre_tool")["has_ui"] is True
+    assert cc(event("PostToolUse", cc.cwd), args=("--ask",)).call("pre_tool_output")["has_ui"] is False

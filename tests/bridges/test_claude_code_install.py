@@ -79,6 +79,15 @@ def test_install_project_writes_a_settings_file_claude_code_accepts(project, cli
     assert groups["PreToolUse"][0]["matcher"] == "*" and "matcher" not in groups["Stop"][0]
 
 
+def test_install_with_ask(project, cli):
+    assert invoke(cli, "install", "claude-code", "--local", "--ask").exit_code == 0
+    installed = ours(load(project / ".claude" / "settings.local.json"))
+    assert installed["PreToolUse"][0]["args"][-1] == "--ask" and "--ask" not in installed["Stop"][0]["args"]
+    assert cc.status(project)[0].startswith("ok: ")
+    assert invoke(cli, "install", "claude-code", "--local").exit_code == 0  # and back
+    assert "--ask" not in ours(load(project / ".claude" / "settings.local.json"))["PreToolUse"][0]["args"]
+
+
 def test_install_is_idempotent(project, cli):
     assert invoke(cli, "install", "claude-code", "--local").exit_code == 0
     path = project / ".claude" / "settings.local.json"

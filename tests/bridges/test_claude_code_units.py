@@ -114,7 +114,7 @@ def test_factory_gets_the_event_context(tmp_path):
 
     run(event("PreToolUse", str(tmp_path)), factory=factory, argv=["--hook", "x.py", "--settings", "s.toml"])
     assert seen["cwd"] == str(tmp_path) and seen["host"] == "claude-code" and seen["session_id"] == "abc"
-    assert seen["session_file"].endswith("abc.jsonl") and seen["has_ui"] is True
+    assert seen["session_file"].endswith("abc.jsonl") and seen["has_ui"] is False
     assert seen["hooks"] == ["x.py"] and seen["settings"] == "s.toml"
     assert isinstance(seen["ui"], claude_code.ClaudeCodeUI)
 
@@ -141,8 +141,10 @@ def test_parse_args_errors(argv, message):
 
 
 def test_parse_args():
-    opts = parse_args(["--hook", "a.py", "--hook=b.py", "--settings=s", "--event", "Stop", "--on-rewrite=allow"])
+    opts = parse_args(["--hook", "a.py", "--hook=b.py", "--settings=s", "--event", "Stop", "--on-rewrite=allow",
+                       "--ask"])
     assert (opts.hooks, opts.settings, opts.event, opts.on_rewrite) == (["a.py", "b.py"], "s", "Stop", "allow")
+    assert opts.ask and not opts.help and not parse_args([]).ask
 
 
 def test_cap():
