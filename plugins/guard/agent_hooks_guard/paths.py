@@ -1,0 +1,145 @@
+"""Path words -> absolute paths, and gitignore-like protected-path patterns.
+
+Patterns (case-insensitive):
+
+* ``name`` (no slash): the file name, anywhere: ``.env``, ``*.pem``, ``id_rsa*``;
+* ``name/``: a directory of that name anywhere, and everything in it: ``.git/``;
+* ``~/x`` or ``/x``: that absolute path (``~`` is the home directory); with a trailing ``/`` the
+  directory and everything in it; ``**`` crosses directories;
+* ``a/b`` (relative, with a slash): a path ending in ``a/b``: ``.aws/credentials``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+_VAR = re.compile(r"\$(?:\{(HOME|PWD)\}|(HOME|PWD)\b)")
+
+
+def expand(word: str, cwd: str, home: str) -> str | None:
+    """A path as the shell would see it: absolute and normalized; None if it hangs on an unknown variable."""
+    w = word
+    if w == "~" or w.startswith("~/"):
+        w = home + w[1:]
+    elif w.startswith("~"):
+        user, _, rest = w[1:].partition("/")
+        w = os.path.join(os.path.dirname(home.rstrip("/")) or "/", user, rest)
+    if "$" in w:
+        w = _VAR.sub(lambda m: home if (m.group(1) or m.group(2)) == "HOME" else cwd, w)
+        if "$" in w:
+            return None
+    return normalize(w, cwd)
+
+
+def normalize(path: str, cwd: str) -> str:
+    if not path.startswith("/"):
+        path = os.path.join(cwd, path)
+    path = re.sub(r"/{2,}", "/", path)
+    return os.path.normpath(path).replace("//", "/")
+
+
+def _glob_to_regex(glob: str) -> str:
+    out = []
+    i = 0
+    while i < len(glob):
+        c = glob[i]
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = glob.find("]", i + 1)
+            if j < 0:
+                out.append(re.escape(c))
+            else:
+                body = glob[i + 1:j]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = j + 1
+                continue
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def compile_patterns(patterns: list[str], home: str) -> list[tuple[str, re.Pattern[str]]]:
+    """``(pattern, regex)`` pairs matching absolute, normalized, lower-cased paths."""
+    compiled = []
+    for pattern in patterns:
+        p = pattern.strip()
+        if not p:
+            continue
+        is_dir = p.endswith("/")
+        body = p.rstrip("/")
+        if body.startswith("~"):
+            body = home.rstrip("/") + body[1:]
+        tail = "(?:/.*)?$" if is_dir else "$"
+        if body.startswith("/"):
+            rx = "^" + _glob_to_regex(body) + tail
+        else:
+            rx = "(?:^|/)" + _glob_to_regex(body) + tail
+        compiled.append((pattern, re.compile(rx, re.IGNORECASE)))
+    return compiled
+
+
+class PathRules:
+    """Protected patterns and their exceptions."""
+
+    def __init__(self, protect: list[str], allow: list[str], home: str) -> None:
+        self.protect = compile_patterns(protect, home)
+        self.allow = compile_patterns(allow, home)
+
+    def match(self, path: str) -> str | None:
+        """The protecting pattern, or None when the path is free (or an allowed exception)."""
+        candidates = [path]
+        try:
+            real = os.path.realpath(path)
+        except (OSError, ValueError):
+            real = path
+        if real != path:
+            candidates.append(real)
+        for cand in candidates:
+            if any(rx.search(cand) for _, rx in self.allow):
+                continue
+            for pattern, rx in self.protect:
+                if rx.search(cand):
+                    return pattern
+        return None
+
+
+def broadness(word: str, cwd: str, home: str) -> str | None:
+    """Why deleting ``word`` recursively would be broad, or None.
+
+    Returns ``"root"`` for /, the home directory, a top-level directory, an ancestor of home
+    or a glob over one of them; ``"project"`` for the working directory, its ancestors or a glob
+    over them; ``"variable"`` for ``$X/`` or ``$X/*`` with X unknown (empty X means /).
+    """
+    path = expand(word, cwd, home)
+    if path is None:
+        return "variable" if re.fullmatch(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/+\*?", word) else None
+    # a glob: judge by the directory it expands in
+    parts = path.split("/")
+    for idx, part in enumerate(parts):
+        if any(ch in part for ch in "*?["):
+            path = "/".join(parts[:idx]) or "/"
+            break
+    home_n = normalize(home, "/")
+    if path == "/" or path.count("/") <= 1:
+        return "root"
+    if path == home_n or home_n.startswith(path + "/"):
+        return "root"
+    cwd_n = normalize(cwd, "/")
+    if path == cwd_n or cwd_n.startswith(path + "/"):
+        return "project"
+    return None

@@ -1,0 +1,454 @@
+"""Shell command analysis: split a command line into the simple commands it would run.
+
+A command string is tokenized with :mod:`shlex` (POSIX rules: quotes, escapes, operators), then
+walked into :class:`Command` objects: one per simple command, with its redirections and the
+commands whose output feeds it (``|``, ``<(...)``). Nested command text is analysed too:
+``$(...)`` and backticks, ``bash -c "..."``/``sh -c``, ``eval``, ``su -c``, ``watch``.
+Wrappers are peeled off (``sudo -u x``, ``env A=1``, ``nohup``, ``timeout 5``, ``xargs``,
+``command``, ``/bin/rm`` -> ``rm``), so ``sudo -u root /bin/rm -r -f "$HOME"`` is seen as
+``rm -r -f ~`` run through sudo.
+
+The analysis errs on the side of seeing a command where bash might not (a ``#`` comment, a
+backtick inside single quotes): a guard should rather ask once too often than miss one.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"})
+INTERPRETERS = frozenset({"python", "python2", "python3", "perl", "ruby", "node", "php", "pwsh", "lua"})
+#: wrappers that run their arguments as a command: name -> options that take a value
+WRAPPERS: dict[str, frozenset[str]] = {
+    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group",
+                       "--chdir", "--host", "--prompt", "--role", "--type", "--other-user",
+                       "--command-timeout", "--close-from"}),
+    "doas": frozenset({"-u", "-C"}),
+    "pkexec": frozenset({"--user"}),
+    "run0": frozenset({"-u", "--user", "-D", "--chdir"}),
+    "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
+    "nohup": frozenset(),
+    "time": frozenset({"-f", "--format", "-o", "--output"}),
+    "command": frozenset(),
+    "builtin": frozenset(),
+    "exec": frozenset({"-a"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "ionice": frozenset({"-c", "-n", "-t", "--class", "--classdata"}),
+    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
+    "stdbuf": frozenset({"-i", "-o", "-e"}),
+    "xargs": frozenset({"-I", "-L", "-n", "-P", "-d", "-E", "-s", "-a", "--max-args", "--max-procs",
+                        "--delimiter", "--arg-file", "--replace", "--max-lines"}),
+    "setsid": frozenset(),
+    "unbuffer": frozenset(),
+    "chrt": frozenset(),
+    "taskset": frozenset(),
+    "flock": frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}),
+}
+#: wrappers whose first positional argument is not the command (timeout DURATION, flock FILE, ...)
+_WRAPPER_POSITIONALS = {"timeout": 1, "flock": 1, "chrt": 1, "taskset": 1}
+PRIVILEGED = frozenset({"sudo", "doas", "pkexec", "run0", "su"})
+
+_OPERATORS = re.compile(r"\|\||&&|;;|\|&|<<<|<<|>>|<\(|>\(|>&|<&|&>>|&>|>\||[();<>|&]")
+_ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+#: shell words that only introduce the command after them (`if x; then rm ...; fi`)
+_RESERVED = frozenset({"{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
+                       "esac", "time"})
+_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+@dataclass
+class Command:
+    """One simple command as it would run."""
+
+    argv: list[str]
+    """arguments after wrappers were peeled off; ``argv[0]`` is a basename (``rm``, not ``/bin/rm``)"""
+    redirects: list[tuple[str, str]] = field(default_factory=list)
+    """``(operator, target)``: ``(">", "/dev/sda")``"""
+    feeders: list[Command] = field(default_factory=list)
+    """commands whose output this one reads (pipes and process substitutions)"""
+    wrappers: list[str] = field(default_factory=list)
+    """what it ran through, outermost first: ``["sudo", "env"]``"""
+    script_from: list[Command] = field(default_factory=list)
+    """for ``sh -c "$(...)"`` / ``eval "$(...)"``: the commands whose output becomes the script"""
+    raw: list[str] = field(default_factory=list)
+    """the words as written (after quote removal), wrappers included"""
+
+    @property
+    def name(self) -> str:
+        return self.argv[0] if self.argv else ""
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.raw or self.argv)
+
+    @property
+    def args(self) -> list[str]:
+        return self.argv[1:]
+
+    def upstream(self) -> list[Command]:
+        """Every command whose output reaches this one, transitively."""
+        seen: list[Command] = []
+        todo = list(self.feeders)
+        while todo:
+            cmd = todo.pop()
+            if any(cmd is s for s in seen):
+                continue
+            seen.append(cmd)
+            todo.extend(cmd.feeders)
+        return seen
+
+
+def _decode_ansi_c(match: re.Match[str]) -> str:
+    body = match.group(1)
+    try:
+        text = codecs.decode(body.encode("latin-1", "backslashreplace"), "unicode_escape")
+    except (UnicodeDecodeError, ValueError):
+        text = body
+    return shlex.quote(text)
+
+
+def _prepare(text: str) -> str:
+    """Line continuations joined, newlines as ``;``, backticks as ``$(``/``)``, ``$'..'`` decoded."""
+    text = text.replace("\\\r\n", "").replace("\\\n", "").replace("\r\n", "\n").replace("\n", " ; ")
+    if "$'" in text:
+        text = _ANSI_C.sub(_decode_ansi_c, text)
+    text = text.replace('$"', '"')
+    if "`" in text:
+        parts = text.split("`")
+        out = [parts[0]]
+        for i, part in enumerate(parts[1:]):
+            out.append(" $( " if i % 2 == 0 else " ) ")
+            out.append(part)
+        text = "".join(out)
+    return text
+
+
+def tokenize(text: str) -> list[str]:
+    """shlex tokens with operators split out; a malformed line falls back to a plain split."""
+    lex = shlex.shlex(_prepare(text), posix=True, punctuation_chars=True)
+    lex.whitespace_split = True
+    lex.commenters = ""
+    try:
+        raw = list(lex)
+    except ValueError:  # unbalanced quotes: bash would refuse it, but look at the words anyway
+        raw = [w.strip("'\"") for w in re.split(r"(\s+|[;&|()<>])", _prepare(text)) if w and not w.isspace()]
+    tokens: list[str] = []
+    for tok in raw:
+        if tok and all(c in "();<>|&" for c in tok):
+            tokens.extend(_OPERATORS.findall(tok))
+        else:
+            tokens.append(tok)
+    return tokens
+
+
+class _Parser:
+    def __init__(self, env: dict[str, str], depth: int) -> None:
+        self.env = env
+        self.depth = depth
+        self.commands: list[Command] = []
+
+    def parse(self, text: str) -> list[Command]:
+        tokens = tokenize(text)
+        self._walk(tokens, 0, None)
+        return self.commands
+
+    def _walk(self, tokens: list[str], i: int, closing: str | None) -> int:
+        """Parse until ``)`` (when ``closing``) or the end; returns the index after it."""
+        words: list[str] = []
+        redirects: list[tuple[str, str]] = []
+        feeders: list[Command] = []
+        subs: list[Command] = []
+        pipe_from: Command | None = None
+        last: Command | None = None
+        comment = False
+
+        def flush() -> Command | None:
+            nonlocal words, redirects, feeders, subs, pipe_from
+            cmd = None
+            if words or redirects:
+                cmd = self._command(words, redirects, feeders + ([pipe_from] if pipe_from else []), subs)
+            words, redirects, feeders, subs, pipe_from = [], [], [], [], None
+            return cmd
+
+        n = len(tokens)
+        while i < n:
+            tok = tokens[i]
+            if comment and tok not in (";", "&&", "||", "&", "|", ")"):
+                i += 1
+                continue
+            comment = False
+            if tok in (";", "&&", "||", "&", ";;"):
+                last = flush() or last
+                last = None
+                i += 1
+            elif tok in ("|", "|&"):
+                cmd = flush()
+                last = cmd or last
+                pipe_from = last
+                i += 1
+            elif tok == ")":
+                if closing:
+                    flush()
+                    return i + 1
+                i += 1
+            elif tok == "(":
+                # a subshell or a function definition body: parse it as commands of their own
+                held = pipe_from
+                flush()
+                before = len(self.commands)
+                i = self._walk(tokens, i + 1, ")")
+                group = self.commands[before:]
+                if held is not None and group:
+                    group[0].feeders.append(held)
+                last = group[-1] if group else last
+            elif tok in ("<(", ">("):
+                before = len(self.commands)
+                i = self._walk(tokens, i + 1, ")")
+                if tok == "<(":
+                    feeders.extend(self.commands[before:])
+                words.append("/dev/fd/63")
+            elif tok in (">", ">>", "<", ">|", "&>", "&>>", "<<", "<<<", ">&", "<&"):
+                target = tokens[i + 1] if i + 1 < n else ""
+                if target in ("(",) or _is_operator(target):
+                    target = ""
+                    i += 1
+                else:
+                    i += 2
+                if words and words[-1].isdigit() and tok in (">", ">>", "<", ">&", "<&"):
+                    words.pop()  # "2>" : the fd number is not an argument
+                redirects.append((tok, self._expand(target)))
+            elif (tok == "$" or tok.endswith("$")) and i + 1 < n and tokens[i + 1] == "(":
+                if tok != "$":
+                    words.append(tok[:-1])
+                before = len(self.commands)
+                i = self._walk(tokens, i + 2, ")")
+                subs.extend(self.commands[before:])
+                words.append("$(...)")
+            elif tok.startswith("#") and not words:
+                comment = True
+                i += 1
+            else:
+                if "$(" in tok or "<(" in tok:
+                    subs.extend(self._nested_substitutions(tok))
+                words.append(tok)
+                i += 1
+        flush()
+        return i
+
+    def _nested_substitutions(self, word: str) -> list[Command]:
+        """Commands inside ``$(...)`` within one (quoted) word."""
+        found: list[Command] = []
+        start = 0
+        while True:
+            j = word.find("$(", start)
+            k = word.find("<(", start)
+            pos = min(p for p in (j, k) if p >= 0) if max(j, k) >= 0 else -1
+            if pos < 0:
+                return found
+            depth, end = 0, len(word)
+            for end in range(pos + 1, len(word)):
+                ch = word[end]
+                if ch == "(":
+                    depth += 1
+                elif ch == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+            found.extend(self._sub(word[pos + 2:end]))
+            start = end + 1
+
+    def _sub(self, text: str) -> list[Command]:
+        if self.depth > 8:
+            return []
+        inner = _Parser(self.env, self.depth + 1)
+        cmds = inner.parse(text)
+        self.commands.extend(cmds)
+        return cmds
+
+    def _expand(self, word: str) -> str:
+        if "$" not in word or not self.env:
+            return word
+
+        def repl(m: re.Match[str]) -> str:
+            name = m.group(1) or m.group(2)
+            return self.env.get(name, m.group(0))
+
+        return _VAR.sub(repl, word)
+
+    def _command(self, words: list[str], redirects: list[tuple[str, str]], feeders: list[Command],
+                 subs: list[Command]) -> Command | None:
+        words = [self._expand(w) for w in words]
+        raw = list(words)
+        # leading assignments: remembered when they are the whole command (X=rm; $X -rf /)
+        k = 0
+        while k < len(words) and _ASSIGNMENT.match(words[k]):
+            k += 1
+        if k == len(words):
+            for w in words:
+                name, _, value = w.partition("=")
+                self.env[name] = value
+            if not redirects:
+                return None
+        rest = words[k:]
+        while rest and rest[0] in _RESERVED:
+            rest = rest[1:]
+        argv, wrappers = unwrap(rest)
+        if not argv and not redirects and not wrappers:
+            return None
+        if argv and argv[0] == "export":
+            for w in argv[1:]:
+                if _ASSIGNMENT.match(w):
+                    name, _, value = w.partition("=")
+                    self.env[name] = value
+        cmd = Command(argv, redirects, list(feeders), wrappers, raw=raw)
+        # the command's position comes before what it runs, so rules see the outer command first
+        self.commands.append(cmd)
+        script = _script_of(argv)
+        if script is not None:
+            inner_before = len(self.commands)
+            self._sub(script)
+            for inner in self.commands[inner_before:]:
+                inner.wrappers = [*wrappers, argv[0], *inner.wrappers]
+            cmd.script_from = [s for s in subs if s.name]
+        elif argv and argv[0] in SHELLS | {"source", "."} and subs:
+            cmd.script_from = list(subs)
+        return cmd
+
+
+def _is_operator(tok: str) -> bool:
+    return bool(tok) and all(c in "();<>|&" for c in tok)
+
+
+def unwrap(words: list[str]) -> tuple[list[str], list[str]]:
+    """Peel wrappers off: ``(argv, wrappers)``; ``argv[0]`` is a basename."""
+    wrappers: list[str] = []
+    argv = list(words)
+    for _ in range(16):
+        if not argv:
+            break
+        name = os.path.basename(argv[0]) if "/" in argv[0] else argv[0]
+        argv[0] = name
+        if name == "busybox" and len(argv) > 1 and argv[1] not in SHELLS:
+            wrappers.append(name)
+            argv = argv[1:]
+            continue
+        if name not in WRAPPERS:
+            break
+        if name == "command" and any(a in ("-v", "-V") for a in argv[1:2]):
+            break  # `command -v rm` looks a name up, it runs nothing
+        takes_value = WRAPPERS[name]
+        rest = argv[1:]
+        j = 0
+        while j < len(rest):
+            a = rest[j]
+            if a == "--":
+                j += 1
+                break
+            if name == "env" and _ASSIGNMENT.match(a):
+                j += 1
+                continue
+            if a.startswith("-") and len(a) > 1:
+                if a in takes_value:
+                    j += 2
+                    continue
+                if a.startswith("--") and "=" in a:
+                    j += 1
+                    continue
+                if name in ("nice", "xargs", "time") and len(a) > 2 and a[:2] in takes_value:
+                    j += 1  # -n10, -I{}
+                    continue
+                if name == "nice" and a[1:].isdigit():
+                    j += 1
+                    continue
+                j += 1
+                continue
+            break
+        rest = rest[j:]
+        skip = _WRAPPER_POSITIONALS.get(name, 0)
+        if name == "taskset" and rest and rest[0].startswith("-"):
+            skip = 0
+        rest = rest[skip:]
+        wrappers.append(name)
+        argv = rest
+    if argv and "/" in argv[0]:
+        argv[0] = os.path.basename(argv[0])
+    return argv, wrappers
+
+
+def shell_script_flag(argv: list[str]) -> int | None:
+    """Index of the ``-c`` script argument of a shell invocation, else None."""
+    if not argv or argv[0] not in SHELLS:
+        return None
+    args = argv[1:]
+    if argv[0] == "busybox":
+        if not args or args[0] not in SHELLS:
+            return None
+        args = args[1:]
+    offset = len(argv) - len(args)
+    saw_c = False
+    for j, a in enumerate(args):
+        if a == "--":
+            continue
+        if a.startswith("-") and not a.startswith("--") and len(a) > 1:
+            if "c" in a[1:]:
+                saw_c = True
+            continue
+        if a.startswith("+") or a.startswith("--"):
+            continue
+        return offset + j if saw_c else None
+    return None
+
+
+def _script_of(argv: list[str]) -> str | None:
+    """The command text a shell, eval, su -c or watch would run, if any."""
+    if not argv:
+        return None
+    name = argv[0]
+    idx = shell_script_flag(argv)
+    if idx is not None:
+        return argv[idx]
+    if name == "eval":
+        return " ".join(argv[1:])
+    if name == "su":
+        for j, a in enumerate(argv[1:-1], start=1):
+            if a in ("-c", "--command"):
+                return argv[j + 1]
+        return None
+    if name == "watch":
+        rest = [a for a in argv[1:] if not a.startswith("-")]
+        return " ".join(rest) or None
+    return None
+
+
+def parse(text: str) -> list[Command]:
+    """Every simple command ``text`` would run, nested ones included, in order of appearance."""
+    return _Parser({}, 0).parse(text)
+
+
+#: what a script argument reads when it is stdin or a process substitution (`bash <(curl ...)`)
+_STDIN = frozenset({"/dev/stdin", "/dev/fd/0", "/dev/fd/63", "-"})
+
+
+def reads_stdin_as_script(cmd: Command) -> bool:
+    """A shell or interpreter that executes what arrives on stdin (``... | sh``)."""
+    name, args = cmd.name, cmd.args
+    if name in SHELLS:
+        if name == "busybox":
+            if not args or args[0] not in SHELLS:
+                return False
+            args = args[1:]
+        if shell_script_flag(cmd.argv) is not None:
+            return False
+        positional = [a for a in args if not a.startswith("-") and not a.startswith("+")]
+        return not positional or "-s" in args or positional[0] in _STDIN
+    if name in INTERPRETERS or re.fullmatch(r"python\d(\.\d+)?", name):
+        positional = [a for a in args if not a.startswith("-")]
+        return not positional or "-" in args or positional[0] in _STDIN
+    if name in ("source", "."):
+        return bool(args) and args[0] in _STDIN
+    return False
