@@ -30,7 +30,6 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 from ..context import NoUI
@@ -83,11 +82,15 @@ class BridgeInputError(Exception):
 # -- the UI Claude Code's hook process offers ---------------------------------------------
 
 
-@dataclass
 class Ask:
-    plugin: str | None
-    title: str
-    message: str
+    """One ``confirm()`` call: which plugin asked, and what."""
+
+    __slots__ = ("message", "plugin", "title")
+
+    def __init__(self, plugin: str | None, title: str, message: str) -> None:
+        self.plugin = plugin
+        self.title = title
+        self.message = message
 
 
 class ClaudeCodeUI(NoUI):
@@ -156,14 +159,16 @@ def _handler_codes(rt: Runtime) -> dict[Any, str]:
 # -- options and the runtime factory -----------------------------------------------------
 
 
-@dataclass
 class Options:
-    hooks: list[str] = field(default_factory=list)
-    settings: str | None = None
-    event: str | None = None
-    on_rewrite: str = "ask"
-    ask: bool = False
-    help: bool = False
+    """The command line of ``agenthooks claude-code`` (plain class: dataclasses cost import time)."""
+
+    def __init__(self) -> None:
+        self.hooks: list[str] = []
+        self.settings: str | None = None
+        self.event: str | None = None
+        self.on_rewrite = "ask"
+        self.ask = False
+        self.help = False
 
 
 class UsageError(Exception):
@@ -215,27 +220,27 @@ def default_runtime_factory(*, cwd: str, hooks: list[str], settings: str | None,
     from ..runtime import Runtime
 
     if hooks:
-        options["hooks"] = list(hooks)
+        options["hook_paths"] = list(hooks)
     if settings:
-        options["settings"] = settings
+        options["settings_path"] = settings
     return Runtime.from_settings(cwd=cwd, **options)
 
 
 # -- the reply ---------------------------------------------------------------------------
 
 
-@dataclass
 class Reply:
     """What we answer Claude Code: exit code, the JSON object on stdout, lines for stderr."""
 
-    event: str
-    output: dict[str, Any] = field(default_factory=dict)
-    stderr: list[str] = field(default_factory=list)
-    code: int = 0
-    context: list[str] = field(default_factory=list)
-    """additionalContext parts, joined when rendered"""
-    messages: list[str] = field(default_factory=list)
-    """systemMessage parts (shown to the user)"""
+    def __init__(self, event: str, code: int = 0) -> None:
+        self.event = event
+        self.code = code
+        self.output: dict[str, Any] = {}
+        self.stderr: list[str] = []
+        #: additionalContext parts, joined when rendered
+        self.context: list[str] = []
+        #: systemMessage parts (shown to the user)
+        self.messages: list[str] = []
 
     def specific(self, **fields: Any) -> None:
         out = self.output.setdefault("hookSpecificOutput", {"hookEventName": self.event})
