@@ -1,0 +1,119 @@
+"""What every dialect shares: the translated call, the name tables, key-case helpers."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import AgentHooksError, PayloadError, UnknownHookError
+from ..hookspecs.catalogue import HOOKS
+
+if TYPE_CHECKING:
+    from ..reducer import Reduction
+    from ..runtime import Outcome
+
+
+class UnknownDialectError(AgentHooksError, ValueError):
+    """``dialect=`` names no dialect."""
+
+
+@dataclass
+class Call:
+    """One dialect call translated into a canonical one."""
+
+    dialect: str
+    name: str
+    """the seed name the host used (for pi-agent's ``session`` event: ``session:<reason>``)"""
+    hook: str
+    """the canonical hook"""
+    payload: dict[str, Any]
+    """the canonical payload"""
+    original: Any
+    """the payload as the host gave it"""
+    reduction: type[Reduction] | None = None
+    """a dialect-specific combination rule, or None for the canonical one"""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def seed_names(*systems: str) -> dict[str, str]:
+    """Seed name -> canonical hook for the catalogue's ``systems`` (first system wins on a clash)."""
+    names: dict[str, str] = {}
+    for system in systems:
+        for hd in HOOKS:
+            for name in hd.aliases.get(system, ()):
+                names.setdefault(name, hd.name)
+    return names
+
+
+class Dialect:
+    """Base: look the name up, translate the payload, shape the result."""
+
+    name = ""
+    #: the catalogue systems whose names this dialect accepts
+    systems: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        self.names = seed_names(*self.systems)
+
+    def resolve(self, name: str) -> str:
+        """The canonical hook of seed name ``name``; UnknownHookError otherwise."""
+        try:
+            return self.names[name]
+        except (KeyError, TypeError):
+            raise UnknownHookError(self.unknown(name)) from None
+
+    def unknown(self, name: Any) -> str:
+        import difflib
+
+        close = difflib.get_close_matches(str(name), list(self.names), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return f"unknown {self.name} hook {name!r}{hint}; `agenthooks hooks` lists the names per system"
+
+    def translate(self, name: str, payload: Any) -> Call:
+        raise NotImplementedError
+
+    def native(self, call: Call, outcome: Outcome) -> Any:
+        raise NotImplementedError
+
+
+def require_object(dialect: str, name: str, payload: Any) -> dict[str, Any]:
+    """``payload`` as a dict (None -> {}); PayloadError for anything else."""
+    if payload is None:
+        return {}
+    if not isinstance(payload, dict):
+        kind = "null" if payload is None else type(payload).__name__
+        raise PayloadError(f"{dialect} {name}: payload must be a JSON object, not {kind}")
+    return payload
+
+
+_UPPER = re.compile(r"(?<=[a-z0-9])([A-Z])")
+
+
+def snake(key: str) -> str:
+    """``toolCallId`` -> ``tool_call_id``; snake_case keys are left alone."""
+    return _UPPER.sub(r"_\1", key).lower() if not key.islower() else key
+
+
+def camel(key: str) -> str:
+    """``tool_call_id`` -> ``toolCallId``; keys without an underscore are left alone."""
+    if "_" not in key.strip("_"):
+        return key
+    head, *rest = key.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def camel_keys(value: Any) -> Any:
+    """A dict with its own keys in camelCase (one level: nested host data is left alone)."""
+    if isinstance(value, dict):
+        return {camel(k) if isinstance(k, str) else k: v for k, v in value.items()}
+    return value
+
+
+def text_of(content: Any) -> str | None:
+    """The text blocks of pi content (``[{type: "text", text}]``) joined, or None if it has none."""
+    if not isinstance(content, list):
+        return None
+    texts = [block.get("text") for block in content
+             if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)]
+    return "\n".join(texts) if texts else ("" if not content else None)

@@ -1,0 +1,159 @@
+"""The pi dialect: pi's extension events (seed 003) and the pi-coding-agent hooks (seed 004).
+
+Names: every pi-ext event name (``input``, ``before_agent_start``, ``context``, ``tool_call``,
+``tool_result``, ``session_before_fork``, ``resources_discover``, ``user_bash``, ...) and
+pi-agent's single ``session`` event, whose ``reason`` picks the canonical hook
+(``before_branch`` -> ``pre_session_fork``, ``shutdown`` -> ``on_end``, ...). The catalogue's
+``session:<reason>`` spelling is accepted as a name too. ``pi-ext`` and ``pi-agent`` are this
+dialect under their seed names.
+
+Payloads: top-level camelCase keys become snake_case (``toolName`` -> ``tool_name``,
+``isError`` -> ``is_error``, ``systemPrompt`` -> ``system_prompt``); ``input`` of tool events
+becomes ``arguments``, ``text`` of ``input`` becomes ``prompt``; the ``type`` discriminator is
+dropped. Nested host data (messages, entries, preparation, content blocks) passes unchanged.
+
+Results, in pi's shapes (None when no plugin had an opinion):
+
+==================== =====================================================================
+event                ``outcome.native``
+==================== =====================================================================
+input                ``{action: "continue"}``, ``{action: "transform", text[, images]}`` or
+                     ``{action: "handled"}`` (a canonical ``block`` is reported as handled)
+before_agent_start   ``{systemPrompt?, messages?}`` (messages accumulated, in order)
+context              ``{messages}``
+tool_call            ``{block: true, reason}``; a rewrite of the arguments is applied to the
+                     host's ``event.input`` object in place, as pi handlers do
+tool_result          ``{content?, details?, isError?}`` (a chibi-style ``output`` text becomes
+                     one text block; a ``block`` replaces the content by its message)
+session_before_*     ``{cancel}``, ``{skipConversationRestore}``, ``{compaction}``,
+                     ``{summary, label}``
+session (pi-agent)   as the session_before_* event its reason maps to
+resources_discover   ``{skillPaths, promptPaths, themePaths}``
+user_bash            ``{operations}`` or ``{result}``
+==================== =====================================================================
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import PayloadError
+from ._base import Call, Dialect, camel, camel_keys, require_object, snake
+
+if TYPE_CHECKING:
+    from ..runtime import Outcome
+
+#: (canonical hook, pi key) -> canonical key, where the generic camelCase -> snake_case is not it
+RENAMES: dict[tuple[str, str], str] = {
+    ("pre_tool", "input"): "arguments",
+    ("pre_tool_output", "input"): "arguments",
+    ("pre_message", "text"): "prompt",
+}
+
+#: result fields whose value is an object with pi-side camelCase keys of its own
+_NESTED = frozenset({"compaction", "result", "message"})
+
+
+class PiDialect(Dialect):
+    name = "pi"
+    systems = ("pi-ext", "pi-agent")
+    #: a host may rewrite a tool call's arguments in place (pi yes, omp no)
+    mutable_input = True
+
+    def translate(self, name: str, payload: Any) -> Call:
+        data = require_object(self.name, name, payload)
+        if name == "session":
+            reason = data.get("reason")
+            if not isinstance(reason, str):
+                raise PayloadError(f"{self.name} session: payload needs a `reason` "
+                                   f"({', '.join(sorted(self._session_reasons()))})")
+            key = f"session:{reason}"
+            if key not in self.names:
+                raise PayloadError(f"{self.name} session: unknown reason {reason!r}; one of "
+                                   f"{', '.join(sorted(self._session_reasons()))}")
+            hook = self.names[key]
+            name = key
+            data = {k: v for k, v in data.items() if k != "reason"}  # the discriminator, like `type`
+        else:
+            hook = self.resolve(name)
+        canonical: dict[str, Any] = {}
+        for key, value in data.items():
+            if key == "type":
+                continue
+            canonical[RENAMES.get((hook, key)) or snake(key)] = value
+        if hook == "pre_tool" and not self.mutable_input and isinstance(canonical.get("arguments"), dict):
+            canonical["arguments"] = dict(canonical["arguments"])
+        return Call(self.name, name, hook, canonical, payload, self.reduction(hook))
+
+    def _session_reasons(self) -> list[str]:
+        return [n.partition(":")[2] for n in self.names if n.startswith("session:")]
+
+    def reduction(self, hook: str) -> Any:
+        return None
+
+    def native(self, call: Call, outcome: Outcome) -> Any:
+        data = outcome.data
+        if data is None:
+            return None
+        shape = getattr(self, f"_native_{call.hook}", None)
+        if shape is not None:
+            return shape(call, outcome, data)
+        native = {camel(k): (camel_keys(v) if k in _NESTED else v) for k, v in data.items()}
+        return native or None
+
+    # -- per hook ------------------------------------------------------------------------------
+
+    def _native_pre_message(self, call: Call, outcome: Outcome, data: dict[str, Any]) -> Any:
+        if data.get("handled") or data.get("block"):
+            return {"action": "handled"}
+        if "prompt" in data or "images" in data:
+            native: dict[str, Any] = {"action": "transform", "text": outcome.event.get("prompt")}
+            if "images" in data:  # omitted: pi keeps the original images
+                native["images"] = data["images"]
+            return native
+        return {"action": "continue"}
+
+    def _native_before_agent_start(self, call: Call, outcome: Outcome, data: dict[str, Any]) -> Any:
+        native: dict[str, Any] = {}
+        if "system_prompt" in data:
+            native["systemPrompt"] = data["system_prompt"]
+        if data.get("messages"):
+            native["messages"] = [camel_keys(m) for m in data["messages"]]
+        return native or None
+
+    def _native_pre_llm_context(self, call: Call, outcome: Outcome, data: dict[str, Any]) -> Any:
+        return {"messages": data["messages"]} if "messages" in data else None
+
+    def _native_pre_tool(self, call: Call, outcome: Outcome, data: dict[str, Any]) -> Any:
+        if data.get("block"):
+            return {"block": True, "reason": data.get("reason") or data.get("message") or "blocked"}
+        if self.mutable_input and "arguments" in data:
+            self._rewrite_input(call, data["arguments"])
+        return None
+
+    def _rewrite_input(self, call: Call, arguments: Any) -> None:
+        """pi hands handlers the event; a handler's changes to ``event.input`` are what runs."""
+        original = call.original
+        if isinstance(original, dict) and isinstance(original.get("input"), dict) and isinstance(arguments, dict):
+            target = original["input"]
+            if target is not arguments:
+                target.clear()
+                target.update(arguments)
+
+    def _native_pre_tool_output(self, call: Call, outcome: Outcome, data: dict[str, Any]) -> Any:
+        if data.get("block"):
+            message = data.get("message") or data.get("reason") or ""
+            return {"content": [{"type": "text", "text": message}]}
+        native: dict[str, Any] = {}
+        if "content" in data:
+            native["content"] = data["content"]
+        elif "output" in data:
+            native["content"] = [{"type": "text", "text": data["output"]}]
+        if "details" in data:
+            native["details"] = data["details"]
+        if "is_error" in data:
+            native["isError"] = data["is_error"]
+        return native or None
+
+
+DIALECT = PiDialect()
