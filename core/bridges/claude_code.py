@@ -79,6 +79,10 @@ class BridgeInputError(Exception):
     """The event from Claude Code is not what its protocol promises."""
 
 
+class _LoadFailure(Exception):
+    """A plugin that should run could not be loaded (PreToolUse denies then)."""
+
+
 # -- the UI Claude Code's hook process offers ---------------------------------------------
 
 
@@ -376,6 +380,11 @@ class Bridge:
         self._outbox_seen = 0
 
     def run(self) -> Reply:
+        broken = list(getattr(self.rt, "load_errors", ()))
+        if broken and self.name in FAIL_CLOSED_EVENTS:
+            names = ", ".join(dict.fromkeys(e.plugin for e in broken))
+            raise _LoadFailure(f"{'; '.join(str(e) for e in broken)}. Fix it, or disable it "
+                               f"(`agenthooks plugins disable {names}`)")
         if not self.rt.plugins:  # nothing to ask: Claude Code decides as if we were not wired
             if self.name == "SessionStart":
                 self._load_errors()
@@ -718,6 +727,8 @@ def run(raw: bytes, options: Options, factory: RuntimeFactory | None = None,
             reply = Bridge(rt, event, ui, options).run()
         except BridgeInputError as exc:
             return failure(name, str(exc))
+        except _LoadFailure as exc:
+            return failure(name, f"a plugin failed to load: {exc}")
         except BaseException as exc:
             return failure(name, f"internal error: {_describe(exc)}")
     return reply

@@ -94,3 +94,9 @@ class Runner:
 @pytest.fixture(params=["subprocess", "inproc"])
 def cc(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Runner]:
     yield Runner(request.param, tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def cc_subprocess(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Runner:
+    """Only the real command (for what discovery does: loading plugins, settings files)."""
+    return Runner("subprocess", tmp_path, monkeypatch)

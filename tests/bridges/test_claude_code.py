@@ -7,6 +7,8 @@ Each test runs twice: through the real command in a subprocess, and in-process (
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
@@ -461,3 +463,54 @@ def test_has_ui_only_with_ask_and_only_where_claude_code_can_ask(cc):
     assert cc(event("PreToolUse", cc.cwd)).call("pre_tool")["has_ui"] is False
     assert cc(event("PreToolUse", cc.cwd), args=("--ask",)).call("pre_tool")["has_ui"] is True
     assert cc(event("PostToolUse", cc.cwd), args=("--ask",)).call("pre_tool_output")["has_ui"] is False
+
+
+# -- plugins that cannot be loaded -----------------------------------------------------------
+
+
+def test_a_plugin_that_fails_to_load(cc_subprocess, tmp_path):
+    cc = cc_subprocess
+    broken = tmp_path / "broken_plugin.py"
+    broken.write_text("import no_such_module_here\n")
+    r = cc(event("PreToolUse", cc.cwd), args=("--hook", str(broken)))
+    out = r.json["hookSpecificOutput"]
+    assert (r.code, out["permissionDecision"]) == (0, "deny")
+    reason = out["permissionDecisionReason"]
+    assert "a plugin failed to load: broken_plugin: import: cannot import" in reason
+    assert "no_such_module_here" in reason and "`agenthooks plugins disable broken_plugin`" in reason
+    r = cc(event("SessionStart", cc.cwd), args=("--hook", str(broken)))
+    assert r.code == 0 and "broken_plugin" in r.json["systemMessage"]
+    assert r.hooks() == ["on_start", "session_start", "pre_system_prompt"]  # the others still run
+    r = cc(event("Stop", cc.cwd), args=("--hook", str(broken)))
+    assert (r.code, r.stdout, r.hooks()) == (0, "", ["agent_end"])
+
+
+def test_plugins_from_the_users_settings(cc_subprocess, tmp_path):
+    from .conftest import PLUGIN
+
+    home = Path(os.environ["AGENT_HOOKS_HOME"])
+    (home / "settings.toml").write_text(f"hooks = [{str(PLUGIN)!r}]\n")
+    r = cc_subprocess(event("PreToolUse", cc_subprocess.cwd), {"pre_tool": BLOCK}, plugin=False)
+    assert r.json == deny("not here")
+
+
+def test_settings_option(cc_subprocess, tmp_path):
+    from .conftest import PLUGIN
+
+    settings = tmp_path / "other.toml"
+    settings.write_text(f"hooks = [{str(PLUGIN)!r}]\n")
+    r = cc_subprocess(event("PreToolUse", cc_subprocess.cwd), {"pre_tool": BLOCK}, plugin=False,
+                      args=("--settings", str(settings)))
+    assert r.json == deny("not here")
+
+
+def test_unreadable_settings(cc_subprocess, tmp_path):
+    settings = tmp_path / "bad.toml"
+    settings.write_text("hooks = [\n")
+    r = cc_subprocess(event("PreToolUse", cc_subprocess.cwd), args=("--settings", str(settings)))
+    out = r.json["hookSpecificOutput"]
+    assert (r.code, out["permissionDecision"]) == (0, "deny")
+    assert "could not load the plugins" in out["permissionDecisionReason"] and "bad.toml" in out[
+        "permissionDecisionReason"]
+    r = cc_subprocess(event("Stop", cc_subprocess.cwd), args=("--settings", str(settings)))
+    assert (r.code, r.stdout) == (1, "") and "could not load the plugins" in r.stderr
