@@ -105,6 +105,8 @@ class Reduction:
             if any(fields.get(n, False) is not False for n in hd.first_result_needs):
                 self.answered.append(plugin)
                 self.result.update(fields)
+                if fields.get("block"):
+                    self._default_reason(plugin)
                 return self._stop()
             return False
         self.answered.append(plugin)
@@ -114,9 +116,8 @@ class Reduction:
             if fields.get(name):
                 self._apply_chain(fields)
                 result.update(fields)
-                why = _WHY.get(hd.name, ()) if name in ("block", "denied") else ()
-                if why and not any(result.get(n) for n in why):
-                    result[why[0]] = f"{hd.name}: {'denied' if hd.permission else 'blocked'} by {plugin}"
+                if name in ("block", "denied"):
+                    self._default_reason(plugin)
                 return self._stop()
         self._apply_chain(fields)
         if hd.merge_patch and hd.merge_patch in fields:
@@ -136,6 +137,12 @@ class Reduction:
         if "fuel_delta" in fields and hd.fuel:
             self.fuel_delta.append(fields["fuel_delta"])
         return False
+
+    def _default_reason(self, plugin: str) -> None:
+        """A block or denial without a reason gets one naming the plugin (hosts show it)."""
+        why = _WHY.get(self.hd.name, ())
+        if why and not any(self.result.get(n) for n in why):
+            self.result[why[0]] = f"{self.hd.name}: {'denied' if self.hd.permission else 'blocked'} by {plugin}"
 
     def _apply_chain(self, fields: dict[str, Any]) -> None:
         for name in self.hd.chain:

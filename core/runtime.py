@@ -189,6 +189,7 @@ class Runtime:
         self._meta: list[Handler] = []
         #: hooks being fired in the current context (thread or task): the re-entrancy guard
         self._active: ContextVar[tuple[str, ...]] = ContextVar(f"agent_hooks_active_{id(self):x}", default=())
+        self._rebuild()  # every hook has a (possibly empty) handler list, even with no plugin
         for plugin in plugins:
             if isinstance(plugin, tuple):
                 self.register(plugin[1], name=plugin[0])

@@ -37,8 +37,8 @@ class _Code:
     __slots__ = ("allowed", "base", "minimum", "nullable", "types")
 
     def __init__(self, code: str) -> None:
-        self.nullable = code.endswith("?")
-        base = code[:-1] if self.nullable else code
+        base = code[:-1] if code.endswith("?") else code
+        self.nullable = code.endswith("?") or base == "any"  # pydantic's Any takes None too
         self.minimum: float | None = None
         if ">=" in base:
             base, _, bound = base.partition(">=")
