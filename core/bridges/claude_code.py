@@ -325,7 +325,7 @@ def response_text(tool: str, response: Any) -> str | None:
     if isinstance(response, str):
         return response
     if isinstance(response, list):
-        texts = [b.get("text") for b in response if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        texts = [str(b["text"]) for b in response if isinstance(b, dict) and isinstance(b.get("text"), str)]
         if texts or not response:
             return "\n".join(texts)
     if isinstance(response, dict):
@@ -712,14 +712,17 @@ def run(raw: bytes, options: Options, factory: RuntimeFactory | None = None,
     if problem is not None or event is None:
         return failure(name, problem or "unreadable event")
     name = str(name)
-    cwd = event.get("cwd") if isinstance(event.get("cwd"), str) and os.path.isdir(event["cwd"]) else os.getcwd()
+    cwd = event.get("cwd")
+    if not (isinstance(cwd, str) and os.path.isdir(cwd)):
+        cwd = os.getcwd()
+    session_id, transcript = event.get("session_id"), event.get("transcript_path")
     ui = ClaudeCodeUI()
     with _StdoutToStderr(stdout):
         try:
             rt = (factory or default_runtime_factory)(
-                cwd=cwd, host=HOST, session_id=event.get("session_id") if isinstance(event.get("session_id"), str)
-                else None, session_file=event.get("transcript_path") if isinstance(event.get("transcript_path"), str)
-                else None, ui=ui, has_ui=options.ask and name in FAIL_CLOSED_EVENTS, hooks=options.hooks, settings=options.settings)
+                cwd=cwd, host=HOST, session_id=session_id if isinstance(session_id, str) else None,
+                session_file=transcript if isinstance(transcript, str) else None, ui=ui,
+                has_ui=options.ask and name in FAIL_CLOSED_EVENTS, hooks=options.hooks, settings=options.settings)
         except BaseException as exc:  # a broken plugin set must not become a silent allow
             return failure(name, f"could not load the plugins: {_describe(exc)}")
         ui.runtime = rt
