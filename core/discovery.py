@@ -282,7 +282,7 @@ def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (
                 taken.discard(normalize_name(previous.name))
             else:
                 continue
-        stem = path.stem
+        stem = path.parent.name if path.name == "__init__.py" else path.stem
         name, n = stem, 1
         while normalize_name(name) in taken:
             n += 1
@@ -368,7 +368,7 @@ _UNSET: Any = object()
 def load_runtime(
     cwd: str | os.PathLike[str] | None = None,
     *,
-    settings: Settings | None = None,
+    settings: Settings | str | os.PathLike[str] | None = None,
     settings_path: str | os.PathLike[str] | None = None,
     hook_paths: Sequence[str | os.PathLike[str]] = (),
     chibi_plugins: str | os.PathLike[str] | None = None,
@@ -387,6 +387,8 @@ def load_runtime(
 ) -> Runtime:
     """Build a :class:`Runtime` from settings, installed plugins and local hook files.
 
+    ``settings`` is a :class:`~agent_hooks_core.settings.Settings` already read, or a path (as
+    ``settings_path``: it replaces the user settings file); ``hooks=`` is an alias of ``hook_paths``.
     Explicit arguments win over settings: ``hook_timeout``, ``timeouts`` (merged per hook),
     ``order``, ``plugin_config`` (merged over each ``[plugins.<name>]`` section), ``autoload``
     (over ``AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD``), ``trace`` (over ``AGENT_HOOKS_TRACE``).
@@ -396,6 +398,11 @@ def load_runtime(
     plugin problems never raise: see ``rt.load_errors`` and ``rt.plugin_info``.
     """
     cwd_str = os.fspath(cwd) if cwd is not None else os.getcwd()
+    # aliases: ``hooks=[...]`` for hook_paths, ``settings="file.toml"`` for settings_path
+    if "hooks" in runtime_options:
+        hook_paths = [*hook_paths, *(runtime_options.pop("hooks") or ())]
+    if isinstance(settings, (str, os.PathLike)):
+        settings_path, settings = settings, None
     if settings is None:
         settings = load_settings(cwd_str, settings_path)
     the_plan = plan(settings, hook_paths=hook_paths, chibi_plugins=chibi_plugins, autoload=autoload,
@@ -486,7 +493,7 @@ def _load_one(rt: Runtime, cand: Candidate, info: PluginInfo, settings: Settings
     what = cand.record.value if cand.record is not None else str(cand.path)
     try:
         with contextlib.redirect_stdout(sys.stderr):  # stdout may be a protocol channel (JSON)
-            obj = _import_entry_point(cand.record.value) if cand.record else _import_file(cand.path)  # type: ignore[arg-type]
+            obj = import_entry_point(cand.record.value) if cand.record else import_file(cand.path)  # type: ignore[arg-type]
     except (Exception, SystemExit) as exc:
         return HookError(cand.name, "import", f"cannot import {what}: {describe_exception(exc)}", "load")
     if info.path is None:
@@ -572,7 +579,7 @@ def describe_exception(exc: BaseException) -> str:
     return head
 
 
-def _import_entry_point(value: str) -> Any:
+def import_entry_point(value: str) -> Any:
     import importlib
 
     module_name, _, attr = value.partition(":")
@@ -584,12 +591,14 @@ def _import_entry_point(value: str) -> Any:
     return obj
 
 
-def _import_file(path: Path) -> Any:
+def import_file(path: Path) -> Any:
     import importlib.util
 
     digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]
-    modname = f"_agent_hooks_file_{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}_{digest}"
-    spec = importlib.util.spec_from_file_location(modname, path)
+    stem = path.parent.name if path.name == "__init__.py" else path.stem
+    modname = f"_agent_hooks_file_{re.sub(r'[^0-9A-Za-z_]', '_', stem)}_{digest}"
+    package = [str(path.parent)] if path.name == "__init__.py" else None  # relative imports work
+    spec = importlib.util.spec_from_file_location(modname, path, submodule_search_locations=package)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path} as a Python module")
     module = importlib.util.module_from_spec(spec)

@@ -96,7 +96,10 @@ def project_hook_files(root: Path) -> list[Path]:
 
 
 def expand_hook_path(path: Path) -> list[Path]:
-    """A hook path names a file, or a directory whose ``*.py`` files are hooks."""
+    """A hook path names a file, a package directory (its ``__init__.py``), or a directory whose
+    ``*.py`` files are hooks."""
+    if path.is_dir() and (path / "__init__.py").is_file():
+        return [path / "__init__.py"]
     if path.is_dir():
         return sorted(p for p in path.glob("*.py") if p.is_file())
     return [path]

@@ -1,0 +1,126 @@
+"""``agenthooks hooks``: the catalogue as a table, JSON, one hook's fields, JSON Schema."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import UnknownHookError
+from ..hookspecs import catalogue as cat
+from ..hookspecs.catalogue import BY_NAME, RUNTIME_HOOKS, HookDef
+from .common import console
+
+
+def names() -> list[str]:
+    return list(BY_NAME)
+
+
+def resolve(name: str, system: str | None = None) -> HookDef:
+    if system is not None and system not in cat.SYSTEMS:
+        raise UnknownHookError(f"unknown system {system!r}; one of {', '.join(cat.SYSTEMS)}")
+    try:
+        return cat.resolve(name, system)
+    except KeyError as exc:
+        raise UnknownHookError(exc.args[0] if exc.args else f"unknown hook {name!r}") from None
+
+
+def hook_dict(name: str) -> dict[str, Any]:
+    hd = BY_NAME[name]
+    return {
+        "name": hd.name,
+        "category": hd.category,
+        "summary": hd.summary,
+        "rule": hd.rule,
+        "observe": hd.observe,
+        "fail_closed": hd.fail_closed,
+        "timeout": hd.timeout,
+        "aliases": {system: list(names) for system, names in hd.aliases.items()},
+    }
+
+
+def _fields(model: Any, codes: Any) -> list[dict[str, Any]]:
+    if model is None:
+        return []
+    by_wire = {}
+    if isinstance(codes, dict):
+        by_wire = dict(codes)
+    elif codes:
+        by_wire = {f[0]: f[1] for f in codes}
+    out = []
+    for attr, info in model.model_fields.items():
+        wire = info.alias or attr
+        out.append({
+            "name": wire,
+            "type": by_wire.get(wire, "any"),
+            "required": info.is_required(),
+            "description": info.description or "",
+        })
+    return out
+
+
+def hook_detail(name: str, implementers: list[str] | None = None) -> dict[str, Any]:
+    from ..hookspecs._fields import EVENT_FIELDS, RESULT_FIELDS
+    from ..hookspecs.models import EVENTS, RESULTS
+
+    detail = hook_dict(name)
+    detail["payload"] = _fields(EVENTS[name], EVENT_FIELDS.get(name))
+    detail["result"] = _fields(RESULTS[name], RESULT_FIELDS.get(name)) if RESULTS[name] is not None else None
+    detail["event_model"] = EVENTS[name].__name__
+    detail["result_model"] = RESULTS[name].__name__ if RESULTS[name] is not None else None
+    if implementers is not None:
+        detail["implemented_by"] = implementers
+    return detail
+
+
+def schemas(name: str) -> dict[str, Any]:
+    from ..hookspecs.models import EVENTS, RESULTS
+
+    result = RESULTS[name]
+    return {
+        "hook": name,
+        "event": EVENTS[name].model_json_schema(),
+        "result": result.model_json_schema() if result is not None else None,
+    }
+
+
+def _aliases(hd: HookDef) -> str:
+    return "  ".join(f"{system}:{','.join(names)}" for system, names in hd.aliases.items())
+
+
+def print_table() -> None:
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for col in ("hook", "category", "rule", "aliases"):
+        table.add_column(col, overflow="fold")
+    for hd in BY_NAME.values():
+        table.add_row(hd.name, hd.category, hd.rule, _aliases(hd))
+    out = console()
+    out.print(table)
+    out.print(f"\n{len(BY_NAME)} hooks. The runtime's own hooks: {', '.join(RUNTIME_HOOKS)}. "
+              "`agenthooks hooks HOOK` shows one hook's payload and result fields.")
+
+
+def print_detail(name: str, implementers: list[str] | None = None) -> None:
+    from rich.table import Table
+
+    d = hook_detail(name, implementers)
+    out = console()
+    out.print(f"[bold]{d['name']}[/bold] ({d['category']}): {d['summary']}")
+    out.print(f"rule: {d['rule']}" + ("; fail-closed" if d["fail_closed"] and "fail-closed" not in d["rule"] else "")
+              + ("" if d["timeout"] else "; no default timeout"))
+    if d["aliases"]:
+        out.print("aliases: " + _aliases(BY_NAME[name]))
+    if implementers is not None:
+        out.print("implemented by: " + (", ".join(implementers) or "(no loaded plugin)"))
+    for title, fields, model in (("payload", d["payload"], d["event_model"]),
+                                 ("result", d["result"], d["result_model"])):
+        if fields is None:
+            out.print(f"\n{title}: none (observe hook: return values are ignored)")
+            continue
+        out.print(f"\n{title} ({model}):")
+        table = Table(box=None, pad_edge=False, header_style="bold")
+        for col in ("field", "type", "required", "description"):
+            table.add_column(col, overflow="fold")
+        for f in fields:
+            table.add_row(f["name"], f["type"], "yes" if f["required"] else "", f["description"])
+        out.print(table)

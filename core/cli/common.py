@@ -1,0 +1,123 @@
+"""What every ``agenthooks`` command shares: the global options, the runtime, output helpers.
+
+Commands written in other modules (``replay.py``, plugins' ``register_commands``) get a runtime
+built with the global options (``--hook``, ``--settings``, ``--chibi-plugins``, ``--trace``) from
+:func:`runtime`, and report bad input by raising :class:`CLIError` (exit 2, one line).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from ..errors import AgentHooksError, HookError
+
+if TYPE_CHECKING:
+    from ..runtime import Runtime
+    from ..settings import Settings
+
+
+class CLIError(AgentHooksError):
+    """Bad input: ``agenthooks: error: <message>`` on stderr and exit code 2."""
+
+
+@dataclass
+class Options:
+    """The global options, wherever they appeared on the command line."""
+
+    hook_paths: list[str] = field(default_factory=list)
+    settings_path: str | None = None
+    chibi_plugins: str | None = None
+    trace: bool = False
+    cwd: str = field(default_factory=os.getcwd)
+
+
+OPTIONS = Options()
+_RUNTIME: Runtime | None = None
+
+
+def set_options(options: Options) -> None:
+    global OPTIONS, _RUNTIME
+    OPTIONS = options
+    _RUNTIME = None
+
+
+def fail(message: str) -> NoReturn:
+    raise CLIError(message)
+
+
+def warn(message: str) -> None:
+    print(f"agenthooks: warning: {message}", file=sys.stderr)
+
+
+def tracing() -> bool:
+    from ..settings import ENV_TRACE, env_flag
+
+    return OPTIONS.trace or env_flag(ENV_TRACE)
+
+
+def settings() -> Settings:
+    """The settings the global options select (raises SettingsError: exit 2, one line)."""
+    from ..settings import load_settings
+
+    return load_settings(OPTIONS.cwd, OPTIONS.settings_path)
+
+
+def runtime(**options: Any) -> Runtime:
+    """The Runtime of this invocation: settings, installed plugins, local hook files, ``--hook``.
+
+    Built once per invocation (``options`` force a fresh one).
+    """
+    global _RUNTIME
+    if _RUNTIME is not None and not options:
+        return _RUNTIME
+    from ..discovery import load_runtime
+
+    for path in OPTIONS.hook_paths:
+        if not os.path.exists(path):
+            fail(f"--hook {path}: no such file or directory")
+    if OPTIONS.chibi_plugins is not None and not os.path.isdir(OPTIONS.chibi_plugins):
+        fail(f"--chibi-plugins {OPTIONS.chibi_plugins}: not a directory")
+    rt = load_runtime(OPTIONS.cwd, settings_path=OPTIONS.settings_path, hook_paths=OPTIONS.hook_paths,
+                      chibi_plugins=OPTIONS.chibi_plugins, trace=tracing(), host="agenthooks", **options)
+    if not options:
+        _RUNTIME = rt
+    return rt
+
+
+def report_load_errors(rt: Runtime) -> None:
+    """One warning line per plugin that failed to load (stdout stays clean for JSON)."""
+    for err in rt.load_errors:
+        warn(load_error_line(err))
+
+
+def load_error_line(err: HookError) -> str:
+    stage = {"import": "cannot be imported", "register": "has an invalid hookimpl",
+             "config": "has invalid settings", "file": "hook file missing",
+             "select": "not found", "entry-point": "duplicate entry point"}.get(err.hook, err.hook)
+    return f"plugin {err.plugin!r} not loaded ({stage}): {err.message}"
+
+
+def echo_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default) + "\n")
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return str(value)
+
+
+def console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    stream = sys.stderr if stderr else sys.stdout
+    width = None if stream.isatty() else int(os.environ.get("COLUMNS", "0") or 0) or 160
+    return Console(file=stream, width=width, highlight=False, soft_wrap=False)

@@ -1,0 +1,201 @@
+"""``agenthooks doctor`` (what is wrong and why) and ``agenthooks trust`` (project code)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .. import __version__
+from ..settings import SettingsError
+from . import common
+from .common import echo_json, fail
+
+
+@dataclass
+class Finding:
+    level: str
+    """ok, info, warning, error"""
+    section: str
+    message: str
+    plugin: str | None = None
+
+
+def _versions() -> dict[str, str]:
+    import importlib.metadata as md
+
+    out = {"agent-hooks-core": __version__, "python": sys.version.split()[0], "executable": sys.executable}
+    for dist in ("pluggy", "pydantic", "typer", "rich", "tomlkit", "platformdirs"):
+        try:
+            out[dist] = md.version(dist)
+        except md.PackageNotFoundError:
+            out[dist] = "not installed"
+    return out
+
+
+def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
+    """Everything doctor reports: versions, findings (levels ok/info/warning/error), plugin rows."""
+    from ..discovery import clear_cache, configure, plan_of
+    from .plugins import rows
+
+    findings: list[Finding] = []
+    add = findings.append
+    versions = _versions()
+    plugin_rows: list[dict[str, Any]] = []
+    try:
+        settings = common.settings()
+    except SettingsError as exc:
+        add(Finding("error", "settings", str(exc)))
+        return versions, findings, plugin_rows
+    for f in settings.files:
+        label = f"{f.scope} settings"
+        if f.scope == "project" and settings.project_root is not None:
+            label += f" (project {settings.project_root})"
+        add(Finding("ok", "settings", f"{label}: {f.path}" + ("" if f.exists else " (none)")))
+    for w in settings.warnings:
+        add(Finding("warning", "settings", w))
+    if settings.plugins_env is not None:
+        add(Finding("info", "settings", f"AGENT_HOOKS_PLUGINS={','.join(settings.plugins_env)}: "
+                                        "only these entry-point plugins load"))
+    if not settings.autoload:
+        add(Finding("info", "settings", "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD=1: entry-point plugins do not load"))
+
+    clear_cache()  # doctor always looks at what is installed now
+    rt = common.runtime(use_cache=False)
+    the_plan = plan_of(rt)
+    for w in the_plan.warnings if the_plan is not None else ():
+        if w not in settings.warnings:
+            add(Finding("warning", "settings", w))
+    plugin_rows = rows(rt)
+    seen_errors = set()
+    for err in rt.load_errors:
+        seen_errors.add(err.plugin)
+        add(Finding("error", "plugins", common.load_error_line(err), err.plugin))
+    for row in plugin_rows:
+        name = str(row.get("name"))
+        status = row.get("status")
+        if status == "untrusted":
+            add(Finding("warning", "plugins", f"plugin {name!r} not loaded (untrusted): {row.get('reason')}", name))
+        elif status == "failed" and name not in seen_errors:
+            add(Finding("error", "plugins", f"plugin {name!r} not loaded: {row.get('reason')}", name))
+        elif status == "loaded":
+            if not row.get("hooks") and row.get("source") != "builtin":
+                add(Finding("warning", "plugins", f"plugin {name!r} implements no hooks", name))
+            names = [name] + ([row["distribution"]] if row.get("distribution") else [])
+            section, _ = settings.plugin_section(names)
+            if section is None:
+                message = configure(rt, name, None, validate_empty=True)
+                if message is not None:
+                    add(Finding("error", "plugins", f"plugin {name!r} needs settings: {message}", name))
+    counts = {s: sum(1 for r in plugin_rows if r.get("status") == s)
+              for s in ("loaded", "disabled", "failed", "untrusted")}
+    add(Finding("ok" if not counts["failed"] else "error", "plugins",
+                ", ".join(f"{n} {s}" for s, n in counts.items())))
+
+    if settings.project_root is not None:
+        from .. import trust
+
+        state = trust.state(settings)
+        items = trust.current_items(settings)
+        if state.trusted:
+            stale = [i for i in items if state.pins.get(i.path) != i.digest]
+            if stale:
+                add(Finding("warning", "trust", f"project {settings.project_root}: {len(stale)} item(s) changed or "
+                                                "added since it was trusted; `agenthooks trust` to allow them"))
+            else:
+                add(Finding("ok", "trust", f"project {settings.project_root} is trusted ({len(items)} item(s) pinned)"))
+        elif items:
+            add(Finding("warning", "trust", f"project {settings.project_root} is not trusted: its {len(items)} "
+                                            "code item(s) do not load; `agenthooks trust` to allow them"))
+    try:
+        from ..bridges import claude_code_install
+
+        for line in claude_code_install.status(common.OPTIONS.cwd):
+            level, _, message = line.partition(": ")
+            add(Finding("ok" if level == "ok" else "info", "hosts", message))
+    except Exception as exc:  # a host check must not break doctor
+        add(Finding("info", "hosts", f"Claude Code check unavailable: {type(exc).__name__}: {exc}"))
+    return versions, findings, plugin_rows
+
+
+_STYLE = {"ok": "green", "info": "cyan", "warning": "yellow", "error": "red"}
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("doctor")
+    def doctor_cmd(json_: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False) -> None:
+        """Load errors, settings problems, trust, hosts and versions. Exit 1 when something is broken."""
+        versions, findings, plugin_rows = diagnose()
+        errors = sum(1 for f in findings if f.level == "error")
+        warnings = sum(1 for f in findings if f.level == "warning")
+        if json_:
+            echo_json({"versions": versions, "findings": [asdict(f) for f in findings],
+                       "plugins": plugin_rows, "errors": errors, "warnings": warnings})
+        else:
+            out = common.console()
+            out.print(f"agenthooks {versions['agent-hooks-core']} (Python {versions['python']} at "
+                      f"{versions['executable']})")
+            out.print("  " + " · ".join(f"{k} {v}" for k, v in versions.items()
+                                        if k not in ("agent-hooks-core", "python", "executable")))
+            section = None
+            for f in findings:
+                if f.section != section:
+                    section = f.section
+                    out.print(f"\n[bold]{section}[/bold]")
+                out.print(f"  [{_STYLE[f.level]}]{f.level:<8}[/] {f.message}", markup=True)
+            out.print(f"\n{errors} error(s), {warnings} warning(s)")
+        raise typer.Exit(1 if errors else 0)
+
+    @app.command("trust")
+    def trust_cmd(
+        path: Annotated[Path | None, typer.Argument(
+            help="A directory of the project (default: the current directory).")] = None,
+        show: Annotated[bool, typer.Option("--show", help="Show what is pinned and what changed; change nothing.")]
+        = False,
+        revoke: Annotated[bool, typer.Option("--revoke", help="Forget this project: its code stops loading.")]
+        = False,
+        list_: Annotated[bool, typer.Option("--list", help="List the trusted projects.")] = False,
+    ) -> None:
+        """Allow this project's hook files and settings hooks to load, pinned to their content.
+
+        A file that changes afterwards (or a new one) does not load until you trust again.
+        """
+        from .. import trust
+        from ..settings import find_project_root, load_settings
+
+        if list_:
+            for root, pins in sorted(trust.trusted_projects().items()):
+                print(f"{root}  ({len(pins)} item(s) pinned)")
+            return
+        where = path or Path(common.OPTIONS.cwd)
+        if not where.is_dir():
+            fail(f"{where}: not a directory")
+        root = find_project_root(where)
+        if root is None:
+            fail(f"no project at {where.resolve()}: a project is a directory holding .agent-hooks/")
+        if revoke:
+            if trust.revoke(root):
+                print(f"Revoked trust in {root}: its hook files and settings hooks no longer load")
+            else:
+                print(f"{root} was not trusted")
+            return
+        settings = load_settings(root, common.OPTIONS.settings_path)
+        items = trust.current_items(settings)
+        state = trust.state(settings)
+        if show:
+            print(f"{root}: {'trusted' if state.trusted else 'not trusted'}")
+            for item in items:
+                pinned = state.pins.get(item.path)
+                status = ("trusted" if pinned == item.digest else "changed" if pinned else "new") \
+                    if state.trusted else "untrusted"
+                print(f"  {status:<9} {item.kind:<9} {item.path}")
+            return
+        pinned = trust.trust(settings)
+        print(f"Trusted {root} ({len(pinned)} item(s) pinned in {trust.store_path()}):")
+        for item in pinned:
+            print(f"  {item.kind:<9} {item.path}  {item.digest[:19]}…")
+        if not pinned:
+            print("  (nothing to pin yet: hook files added later need `agenthooks trust` again)")

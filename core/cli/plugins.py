@@ -1,0 +1,337 @@
+"""``agenthooks plugins list|info|enable|disable|install|uninstall``."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from ..discovery import Candidate, effective_order, info_dict, plan
+from ..settings import (
+    PROJECT_DIR,
+    SETTINGS_FILE,
+    edit_file,
+    find_project_root,
+    list_add,
+    list_remove,
+    normalize_name,
+    user_settings_path,
+)
+from . import common
+from .common import echo_json, fail
+
+if TYPE_CHECKING:
+    from ..runtime import Runtime
+
+CORE_DISTRIBUTION = "agent-hooks-core"
+ENV_PIP = "AGENT_HOOKS_PIP"
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+ProjectOpt = Annotated[bool, typer.Option(
+    "--project", help=f"Edit the project's {PROJECT_DIR}/{SETTINGS_FILE} instead of the user settings.")]
+
+
+def rows(rt: Runtime) -> list[dict[str, Any]]:
+    """Every plugin discovery saw: loaded ones in effective call order, then the rest in load order."""
+    ranked = effective_order(rt)
+    out = []
+    for name, raw in rt.plugin_info.items():
+        row = info_dict(raw)
+        row.setdefault("name", name)
+        if name in ranked:
+            row["order"] = ranked.index(name) + 1
+            row["hooks"] = row.get("hooks") or rt.hooks_of(name)
+        out.append(row)
+    loaded = sorted((r for r in out if r.get("order")), key=lambda r: r["order"])
+    return loaded + [r for r in out if not r.get("order")]
+
+
+def find_rows(rt: Runtime, name: str) -> list[dict[str, Any]]:
+    key = normalize_name(name)
+    return [r for r in rows(rt) if key in (normalize_name(str(r.get("name"))),
+                                           normalize_name(str(r.get("distribution") or "")))]
+
+
+def _unknown(name: str, known: list[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown plugin {name!r}{hint}; `agenthooks plugins list` shows them"
+
+
+_STYLE = {"loaded": "green", "disabled": "yellow", "failed": "red", "untrusted": "magenta"}
+
+
+def print_rows(data: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+
+    out = common.console()
+    if not data:
+        out.print("No plugins. `agenthooks plugins install NAME` installs one; "
+                  "`agenthooks new-plugin NAME` starts one.")
+        return
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for col in ("#", "name", "distribution", "version", "source", "status", "hooks", "reason"):
+        table.add_column(col, overflow="fold")
+    for r in data:
+        status = str(r.get("status", ""))
+        source = str(r.get("source", ""))
+        if r.get("scope"):
+            source += f" ({r['scope']})"
+        table.add_row(
+            str(r.get("order") or "-"), str(r.get("name")), r.get("distribution") or "-",
+            r.get("version") or "-", source, f"[{_STYLE.get(status, '')}]{status}[/]" if status in _STYLE else status,
+            ", ".join(r.get("hooks") or ()) or "-", r.get("reason") or "",
+        )
+    out.print(table)
+
+
+def _config_of(rt: Runtime, name: str) -> Any:
+    try:
+        config = rt.context(name).config
+    except KeyError:
+        return None
+    if hasattr(config, "model_dump"):
+        return config.model_dump(mode="json")
+    return config
+
+
+# -- enable / disable ---------------------------------------------------------------------------
+
+
+def _target_file(project: bool) -> Path:
+    if project:
+        root = find_project_root(common.OPTIONS.cwd) or Path(common.OPTIONS.cwd)
+        return root / PROJECT_DIR / SETTINGS_FILE
+    if common.OPTIONS.settings_path is not None:
+        return Path(common.OPTIONS.settings_path).expanduser()
+    return user_settings_path()
+
+
+def _candidates(name: str) -> list[Candidate]:
+    the_plan = plan(common.settings(), hook_paths=common.OPTIONS.hook_paths)
+    found = the_plan.find(name)
+    if not found:
+        fail(_unknown(name, [c.name for c in the_plan.candidates]))
+    return found
+
+
+def _spelling(name: str, found: list[Candidate]) -> str:
+    """The name to write: the plugin's own spelling of what the user typed."""
+    for c in found:
+        if normalize_name(c.name) == normalize_name(name):
+            return c.name
+        if c.record is not None and normalize_name(c.record.dist) == normalize_name(name):
+            return c.record.dist
+    return name
+
+
+def set_enabled(name: str, enable: bool, project: bool) -> list[str]:
+    """Enable or disable ``name`` in the chosen settings file; returns the lines to print."""
+    found = _candidates(name)
+    all_names = sorted({n for c in found for n in c.names})
+    spelled = _spelling(name, found)
+    target = _target_file(project)
+    lines: list[str] = []
+
+    def mutate(doc: Any) -> bool:
+        if enable:
+            removed = list_remove(doc, "disabled", all_names)
+            return bool(removed)
+        removed = list_remove(doc, "enabled", all_names)
+        present = {normalize_name(str(v)) for v in doc.get("disabled", ())}
+        if present & {normalize_name(n) for n in all_names}:
+            return bool(removed)
+        return list_add(doc, "disabled", spelled)
+
+    changed = edit_file(target, mutate)
+    settings = common.settings()
+    state, reason = settings.plugin_state(all_names)
+    if enable and not state and project:
+        edit_file(target, lambda doc: list_add(doc, "enabled", spelled))
+        changed = True
+        settings = common.settings()
+        state, reason = settings.plugin_state(all_names)
+    verb = "Enabled" if enable else "Disabled"
+    if changed:
+        lines.append(f"{verb} {spelled} in {target}" + ("" if enable else " (it will not be imported)"))
+    else:
+        lines.append(f"{spelled} is already {'enabled' if enable else 'disabled'} in {target}")
+    if enable and not state:
+        lines.append(f"note: {spelled} is still {reason}; run `agenthooks plugins enable {spelled}"
+                     f"{'' if project else ' --project'}` to override it")
+    if enable and state:
+        env = settings.plugins_env
+        if env is not None and not any(normalize_name(n) in map(normalize_name, all_names) for n in env):
+            lines.append(f"note: AGENT_HOOKS_PLUGINS={','.join(env)} does not select {spelled}")
+        elif env is None and not settings.autoload and any(c.source == "entry-point" for c in found):
+            lines.append("note: AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD=1 keeps entry-point plugins from loading")
+    return lines
+
+
+# -- install / uninstall ------------------------------------------------------------------------
+
+
+def pip_command() -> list[str]:
+    """The installer for the environment agenthooks runs in (like ``llm install``).
+
+    ``$AGENT_HOOKS_PIP`` when set (e.g. ``uv pip``), else ``python -m pip`` of this interpreter,
+    else ``uv pip --python <this interpreter>`` when uv is on PATH.
+    """
+    override = os.environ.get(ENV_PIP)
+    if override:
+        return shlex.split(override)
+    import importlib.util
+
+    if importlib.util.find_spec("pip") is not None:
+        return [sys.executable, "-m", "pip"]
+    uv = shutil.which("uv")
+    if uv:
+        return [uv, "pip", "--python", sys.executable]
+    fail(f"pip is not available in this environment ({sys.executable}); install pip or uv, "
+         f"or set {ENV_PIP} to an installer command")
+
+
+def _is_uv(cmd: list[str]) -> bool:
+    return Path(cmd[0]).name.startswith("uv") and cmd[1:2] == ["pip"]
+
+
+def _run_pip(*args: str) -> int:
+    cmd = pip_command()
+    if _is_uv(cmd):  # `uv pip --python X` + `install ...` -> `uv pip install --python X ...`
+        args = tuple(a for a in args if a not in ("-y", "--yes"))
+        full = [*cmd[:2], args[0], *cmd[2:], *args[1:]]
+    else:
+        full = [*cmd, *args]
+    try:
+        proc = subprocess.run(full)
+    except OSError as exc:
+        fail(f"cannot run {full[0]}: {exc.strerror or exc}")
+    from ..discovery import clear_cache
+
+    clear_cache()
+    return proc.returncode
+
+
+def _uninstall_targets(names: list[str]) -> list[str]:
+    the_plan = plan(common.settings(), use_cache=False)
+    out: list[str] = []
+    for name in names:
+        if name.startswith("-"):
+            out.append(name)
+            continue
+        dists = [c.record.dist for c in the_plan.find(name) if c.record is not None]
+        dist = dists[0] if dists else name
+        if normalize_name(dist) == CORE_DISTRIBUTION:
+            fail(f"refusing to uninstall {CORE_DISTRIBUTION}, which agenthooks itself is; use pip directly")
+        out.append(dist)
+    return out
+
+
+# -- commands -----------------------------------------------------------------------------------
+
+
+def register(app: typer.Typer) -> None:
+    plugins_app = typer.Typer(help="List, inspect, enable, disable, install and uninstall plugins.",
+                              no_args_is_help=True)
+    app.add_typer(plugins_app, name="plugins")
+
+    @plugins_app.command("list")
+    def list_cmd(json_: JsonOpt = False) -> None:
+        """Every plugin: name, distribution, version, source, status, hooks, effective order."""
+        rt = common.runtime()
+        data = rows(rt)
+        if json_:
+            echo_json(data)
+        else:
+            print_rows(data)
+        for err in rt.load_errors:
+            if err.plugin not in rt.plugin_info:
+                common.warn(common.load_error_line(err))
+
+    @plugins_app.command("info")
+    def info_cmd(name: Annotated[str, typer.Argument(help="Plugin or distribution name.")],
+                 json_: JsonOpt = False) -> None:
+        """One plugin in detail: where it comes from, its hooks, its settings, why it is not loaded."""
+        rt = common.runtime()
+        found = find_rows(rt, name)
+        if not found:
+            fail(_unknown(name, [str(r.get("name")) for r in rows(rt)]))
+        from ..discovery import settings_of
+
+        settings = settings_of(rt)
+        details = []
+        for row in found:
+            pname = str(row["name"])
+            if row.get("status") == "loaded":
+                row["config"] = _config_of(rt, pname)
+                row["rules"] = {h: _rule(h) for h in row.get("hooks") or ()}
+            if settings is not None:
+                names = [pname] + ([row["distribution"]] if row.get("distribution") else [])
+                section, origins = settings.plugin_section(names)
+                row["settings_section"] = section
+                row["settings_files"] = origins
+            row["errors"] = [e.to_dict() for e in rt.load_errors if e.plugin == pname]
+            details.append(row)
+        if json_:
+            echo_json(details[0] if len(details) == 1 else details)
+            return
+        out = common.console()
+        for row in details:
+            out.print(f"[bold]{row['name']}[/bold]  {row.get('status')}"
+                      + (f": {row['reason']}" if row.get("reason") else ""))
+            for key in ("distribution", "version", "source", "scope", "entry_point", "path", "order"):
+                if row.get(key) is not None:
+                    out.print(f"  {key.replace('_', ' ')}: {row[key]}")
+            if row.get("rules"):
+                out.print("  hooks:")
+                for hook, rule in row["rules"].items():
+                    out.print(f"    {hook}: {rule}")
+            if row.get("settings_files"):
+                out.print(f"  settings: [plugins.{row['name']}] in {', '.join(row['settings_files'])}")
+            if row.get("config") not in (None, {}):
+                out.print(f"  config: {row['config']}")
+            for err in row["errors"]:
+                out.print(f"  [red]error[/red] ({err['hook']}): {err['message']}")
+
+    @plugins_app.command("enable")
+    def enable_cmd(name: Annotated[str, typer.Argument(help="Plugin or distribution name.")],
+                   project: ProjectOpt = False) -> None:
+        """Enable a plugin (removes it from `disabled`; at project level, overrides the user's)."""
+        for line in set_enabled(name, True, project):
+            print(line)
+
+    @plugins_app.command("disable")
+    def disable_cmd(name: Annotated[str, typer.Argument(help="Plugin or distribution name.")],
+                    project: ProjectOpt = False) -> None:
+        """Disable a plugin: it is not even imported any more. Comments in the file are kept."""
+        for line in set_enabled(name, False, project):
+            print(line)
+
+    @plugins_app.command("install", context_settings={"ignore_unknown_options": True})
+    def install_cmd(packages: Annotated[list[str], typer.Argument(
+            help="Distributions (agent-hooks-NAME), wheels or paths; pip options pass through.")]) -> None:
+        """pip-install plugins into agenthooks' own environment (like `llm install`)."""
+        raise typer.Exit(_run_pip("install", *packages))
+
+    @plugins_app.command("uninstall", context_settings={"ignore_unknown_options": True})
+    def uninstall_cmd(names: Annotated[list[str], typer.Argument(
+            help="Plugin or distribution names; pip options pass through.")]) -> None:
+        """pip-uninstall plugins from agenthooks' own environment (no prompt)."""
+        targets = _uninstall_targets(names)
+        args = targets if any(a in ("-y", "--yes") for a in targets) else ["-y", *targets]
+        raise typer.Exit(_run_pip("uninstall", *args))
+
+
+def _rule(hook: str) -> str:
+    from ..hookspecs.catalogue import BY_NAME
+
+    hd = BY_NAME.get(hook)
+    return hd.rule if hd is not None else "runtime hook"
