@@ -25,6 +25,7 @@ Rules kept here:
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
@@ -66,6 +67,12 @@ FETCH_TOOLS = frozenset({"WebFetch", "WebSearch"})
 
 #: the events that decide whether a tool runs: our failure there must not become an allow
 FAIL_CLOSED_EVENTS = frozenset({"PreToolUse"})
+
+#: events whose reply may carry ``hookSpecificOutput.additionalContext`` (host-protocols.md A4)
+CONTEXT_EVENTS = frozenset({
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "UserPromptSubmit", "SessionStart",
+    "Stop", "SubagentStart", "SubagentStop", "Notification", "Setup",
+})
 
 #: Claude Code events with a canonical counterpart (the rest go to the ``host_event`` hook)
 MAPPED_EVENTS = (
@@ -429,10 +436,11 @@ class Bridge:
     def _collect_messages(self) -> None:
         texts = self._outbox()
         if texts:
-            if self.name in ("SessionEnd", "PreCompact", "PostCompact", "PermissionRequest", "Notification"):
-                self.reply.stderr.extend(f"agent-hooks: message not delivered ({self.name}): {t}" for t in texts)
-            else:
+            if self.name in CONTEXT_EVENTS:
                 self.reply.context.extend(texts)
+            else:
+                self.reply.stderr.extend(f"agent-hooks: message not delivered ({self.name} takes no "
+                                         f"additionalContext): {t}" for t in texts)
         self.reply.messages.extend(f"agent-hooks: {m}" if k == "info" else f"agent-hooks {k}: {m}"
                                    for k, m in self.ui.notifications)
 
@@ -447,8 +455,6 @@ class Bridge:
 
     def on_PreToolUse(self) -> None:
         tool, tool_input = self._tool()
-        import copy
-
         original = copy.deepcopy(tool_input)
         reply = self.reply
         mark = self.ui.mark()

@@ -514,3 +514,9 @@ def test_unreadable_settings(cc_subprocess, tmp_path):
         "permissionDecisionReason"]
     r = cc_subprocess(event("Stop", cc_subprocess.cwd), args=("--settings", str(settings)))
     assert (r.code, r.stdout) == (1, "") and "could not load the plugins" in r.stderr
+
+
+def test_send_message_where_claude_code_takes_no_context_goes_to_stderr(cc):
+    r = cc(event("SessionEnd", cc.cwd), {"on_end": {"send": "bye"}})
+    assert (r.code, r.stdout) == (0, "")
+    assert "agent-hooks: message not delivered (SessionEnd takes no additionalContext): bye" in r.stderr
