@@ -1,1 +1,158 @@
-"""Placeholder: being written (issue 4)."""
+"""agent-hooks-audit: every hook call and every bridged host event, recorded in SQLite.
+
+Through the runtime's ``hook_called`` meta hook it stores, per call: the hook, the event, the
+combined decision and result, which plugins were called and which answered, errors, duration,
+host and session. Bridged host events without a canonical hook (``host_event``) are stored too.
+Secrets are redacted before anything is written (see :mod:`agent_hooks_audit.redact`).
+
+Settings: ``[plugins.audit]`` (:class:`agent_hooks_audit.config.AuditConfig`); the database is
+``$AGENT_HOOKS_AUDIT_DB``, else ``db``, else the user data directory. Commands:
+``agenthooks audit tail|search|stats|export|prune|path``.
+
+A plugin that observes without acting can leave a note for the audit: append
+``{"plugin": ..., "kind": ..., "text": ...}`` to the event's ``audit_notes`` list (the guard's
+observe mode does); it is stored in the record's ``notes``.
+
+Importing this module is cheap: sqlite3 loads on the first record, pydantic only to validate
+settings, typer and rich only for the commands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import TYPE_CHECKING, Any
+
+from agent_hooks_core import hookimpl
+
+if TYPE_CHECKING:
+    from .redact import Redactor
+    from .store import AuditStore
+
+__all__ = ["hook_called", "host_event", "plugin_config_model", "register_commands", "session_summary"]
+
+
+class _Recorder:
+    """A settings section turned into what recording needs."""
+
+    def __init__(self, config: dict[str, Any], cwd: str) -> None:
+        from .options import db_path
+        from .redact import Redactor
+
+        self.config = config
+        self.path = db_path(config, cwd)
+        self.redactor: Redactor = Redactor(config["redact_patterns"], config["redact_keys"])
+        self.exclude = frozenset(config["exclude_hooks"])
+        self.budget = int(config["max_payload_chars"])
+        self.payloads = bool(config["record_payloads"])
+        self.retention = config["retention_days"] or None
+        self.busy_timeout = float(config["busy_timeout"])
+
+    @property
+    def store(self) -> AuditStore:
+        from .store import store_for
+
+        return store_for(self.path, self.busy_timeout)
+
+    def dump(self, value: Any) -> tuple[str | None, bool]:
+        if value is None or not self.payloads:
+            return None, False
+        clean, cut = self.redactor.value(value, self.budget)
+        return json.dumps(clean, ensure_ascii=False, default=str, separators=(",", ":")), cut
+
+    def add(self, record: dict[str, Any]) -> None:
+        self.store.add(record, self.retention)
+
+
+_RECORDERS: dict[tuple[int, str, str], tuple[Any, _Recorder]] = {}
+
+
+def _recorder(ctx: Any) -> _Recorder:
+    raw = ctx.config
+    key = (id(raw), ctx.cwd, os.environ.get("AGENT_HOOKS_AUDIT_DB", "") + "|" + os.environ.get("AGENT_HOOKS_HOME", ""))
+    hit = _RECORDERS.get(key)
+    if hit is not None and hit[0] is raw:
+        return hit[1]
+    from .options import resolve
+
+    rec = _Recorder(resolve(raw), ctx.cwd)
+    if len(_RECORDERS) > 64:
+        _RECORDERS.clear()
+    _RECORDERS[key] = (raw, rec)
+    return rec
+
+
+def _base(ctx: Any, rec: _Recorder) -> dict[str, Any]:
+    return {"ts": time.time(), "host": ctx.host, "session": ctx.session_id, "cwd": ctx.cwd, "pid": os.getpid()}
+
+
+@hookimpl
+def hook_called(outcome: Any, ctx: Any) -> None:
+    rec = _recorder(ctx)
+    if outcome.hook in rec.exclude:
+        return
+    event = dict(outcome.event)
+    notes: list[Any] = list(outcome.notes)
+    plugin_notes = event.pop("audit_notes", None)
+    if isinstance(plugin_notes, list):
+        notes += plugin_notes
+    decision = outcome.decision
+    answered = list(outcome.answered)
+    redact = rec.redactor.text
+    event_json, cut_event = rec.dump(event)
+    result_json, cut_result = rec.dump(outcome.data)
+    errors = [{**e.to_dict(), "message": redact(e.message)} for e in outcome.errors]
+    record = _base(ctx, rec)
+    record.update(
+        kind="hook", hook=outcome.hook, decision=decision,
+        decided_by=answered[-1] if decision in ("blocked", "denied") and answered else None,
+        reason=redact(outcome.reason) if outcome.reason else None,
+        answered=json.dumps(answered), handlers=json.dumps(list(outcome.handlers)),
+        errors=json.dumps(errors, ensure_ascii=False), error_count=len(errors),
+        notes=json.dumps([redact(n) if isinstance(n, str) else rec.redactor.value(n, 2048)[0] for n in notes],
+                         ensure_ascii=False, default=str) if notes else None,
+        duration_ms=round(outcome.duration * 1000, 3),
+        event=event_json, result=result_json, truncated=int(cut_event or cut_result),
+    )
+    rec.add(record)
+
+
+@hookimpl
+def host_event(host: str, name: str, payload: dict[str, Any], ctx: Any) -> None:
+    rec = _recorder(ctx)
+    event_json, cut = rec.dump(payload)
+    record = _base(ctx, rec)
+    record.update(kind="host_event", hook=name, decision="observed", host=host, answered="[]", handlers="[]",
+                  errors="[]", error_count=0, event=event_json, truncated=int(cut))
+    rec.add(record)
+
+
+@hookimpl
+def plugin_config_model() -> Any:
+    from .config import AuditConfig
+
+    return AuditConfig
+
+
+@hookimpl
+def register_commands(cli: Any) -> None:
+    from .cli import make_app
+
+    cli.add_typer(make_app(), name="audit")
+
+
+def session_summary(ctx: Any) -> str:
+    """One line for ``agenthooks replay``: where this session's records went and how many there are."""
+    rec = _recorder(ctx)
+    store = rec.store
+    sid = ctx.session_id
+    from .store import AuditError, Query
+
+    try:
+        store.flush_pending()
+        count = store.count(Query(session=sid))
+    except AuditError as exc:
+        return f"audit log: {rec.path} unavailable ({exc}); {store.pending_count()} records pending in {store.pending}"
+    where = f" --session {sid}" if sid else ""
+    return f"audit log: {rec.path} ({count} records for this session; `agenthooks audit stats{where}`)"

@@ -1,0 +1,45 @@
+"""The audit's settings section ``[plugins.audit]``, validated by pydantic."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class AuditConfig(BaseModel):
+    """``[plugins.audit]`` in settings.toml. ``AGENT_HOOKS_AUDIT_DB`` overrides ``db``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    db: str | None = Field(None, description="the SQLite file (default: the user data directory's "
+                                             "agent-hooks/audit.db, or $AGENT_HOOKS_HOME/audit.db)")
+    retention_days: float | None = Field(90.0, ge=0, description="records older than this are deleted "
+                                                                 "(checked hourly); 0 or null keeps everything")
+    redact_patterns: list[str] = Field(default_factory=list, description="extra regexes to redact before "
+                                       "storing (a group named 'secret' limits the part replaced)")
+    redact_keys: list[str] = Field(default_factory=list, description="extra key names whose values are redacted")
+    record_payloads: bool = Field(True, description="store event and result bodies (false: only the metadata)")
+    max_payload_chars: int = Field(65536, ge=256, description="event and result are each cut to about this size")
+    exclude_hooks: list[str] = Field(default_factory=list, description="hooks not recorded (e.g. message_update)")
+    busy_timeout: float = Field(5.0, gt=0, le=120, description="seconds a write waits for another process's lock")
+
+    @field_validator("exclude_hooks")
+    @classmethod
+    def _hooks(cls, value: list[str]) -> list[str]:
+        from agent_hooks_core.hookspecs.catalogue import BY_NAME, unknown_hook_message
+
+        for name in value:
+            if name not in BY_NAME:
+                raise ValueError(unknown_hook_message(name))
+        return value
+
+    @field_validator("redact_patterns")
+    @classmethod
+    def _regexes(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"invalid regex {pattern!r}: {exc}") from None
+        return value

@@ -1,0 +1,335 @@
+"""The audit database: one SQLite file shared by every agent process of a user.
+
+WAL mode and a busy timeout let several processes write at once (each record is one short
+autocommit ``INSERT``). A record that cannot be written (the database is corrupt, locked past
+the timeout, on a read-only disk) goes to ``<db>.pending.jsonl`` next to it instead and is moved
+into the database by the next process that can write; the failure is reported as an
+:class:`AuditError` with one clear line, and the host's hook call is not affected.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_hooks_core import AgentHooksError
+
+SCHEMA_VERSION = 1
+COLUMNS = ("ts", "kind", "hook", "decision", "decided_by", "reason", "answered", "handlers", "errors",
+           "error_count", "notes", "duration_ms", "host", "session", "cwd", "pid", "event", "result",
+           "truncated")
+#: columns holding JSON text
+JSON_COLUMNS = ("answered", "handlers", "errors", "notes", "event", "result")
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    ts REAL NOT NULL,              -- unix time
+    kind TEXT NOT NULL,            -- hook | host_event
+    hook TEXT NOT NULL,            -- the canonical hook, or the host's own event name
+    decision TEXT,                 -- denied blocked modified allowed observed
+    decided_by TEXT,               -- the plugin whose answer blocked or denied
+    reason TEXT,
+    answered TEXT,                 -- JSON list: plugins whose answer counted
+    handlers TEXT,                 -- JSON list: plugins called
+    errors TEXT,                   -- JSON list of {{plugin, hook, message, kind}}
+    error_count INTEGER NOT NULL DEFAULT 0,
+    notes TEXT,                    -- JSON list: runtime notes and plugins' audit_notes
+    duration_ms REAL,
+    host TEXT,
+    session TEXT,
+    cwd TEXT,
+    pid INTEGER,
+    event TEXT,                    -- JSON, redacted
+    result TEXT,                   -- JSON, redacted
+    truncated INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS events_ts ON events(ts);
+CREATE INDEX IF NOT EXISTS events_session ON events(session, id);
+CREATE INDEX IF NOT EXISTS events_hook ON events(hook, id);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+_INSERT = f"INSERT INTO events ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+#: after a failure, how long records go straight to the pending file before the database is tried again
+RETRY_AFTER = 10.0
+PRUNE_EVERY = 3600.0
+
+
+class AuditError(AgentHooksError):
+    """The audit database cannot be used; ``str()`` is one line saying why and what to do."""
+
+
+def describe(path: Path, exc: BaseException) -> str:
+    text = str(exc)
+    if isinstance(exc, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text):
+        return (f"audit database {path} is corrupt ({text}); move it aside or point [plugins.audit] db "
+                f"(or AGENT_HOOKS_AUDIT_DB) elsewhere")
+    if "locked" in text or "busy" in text:
+        return f"audit database {path} is locked by another process ({text})"
+    if isinstance(exc, OSError) or "unable to open" in text or "readonly" in text:
+        return f"audit database {path} cannot be opened for writing ({text})"
+    return f"audit database {path}: {type(exc).__name__}: {text}"
+
+
+@dataclass
+class Query:
+    """What ``search``/``stats``/``export`` select."""
+
+    hook: str | None = None
+    plugin: str | None = None
+    decision: str | None = None
+    session: str | None = None
+    since: float | None = None
+    until: float | None = None
+    after_id: int | None = None
+    kinds: Sequence[str] = field(default_factory=tuple)
+
+    def where(self) -> tuple[str, list[Any]]:
+        clauses, args = [], []
+        if self.hook:
+            clauses.append("hook = ?")
+            args.append(self.hook)
+        if self.plugin:
+            clauses.append("(instr(handlers, ?) > 0 OR instr(answered, ?) > 0)")
+            args += [json.dumps(self.plugin)] * 2
+        if self.decision:
+            clauses.append("decision = ?")
+            args.append(self.decision)
+        if self.session:
+            clauses.append("session = ?")
+            args.append(self.session)
+        if self.since is not None:
+            clauses.append("ts >= ?")
+            args.append(self.since)
+        if self.until is not None:
+            clauses.append("ts < ?")
+            args.append(self.until)
+        if self.after_id is not None:
+            clauses.append("id > ?")
+            args.append(self.after_id)
+        if self.kinds:
+            clauses.append(f"kind IN ({', '.join('?' * len(self.kinds))})")
+            args += list(self.kinds)
+        return (" WHERE " + " AND ".join(clauses)) if clauses else "", args
+
+
+class AuditStore:
+    """One database file. Thread-safe; reopens after a fork."""
+
+    def __init__(self, path: Path, busy_timeout: float = 5.0) -> None:
+        self.path = Path(path)
+        self.pending = self.path.with_name(self.path.name + ".pending.jsonl")
+        self.busy_timeout = busy_timeout
+        self._conn: sqlite3.Connection | None = None
+        self._pid = 0
+        self._lock = threading.RLock()
+        self._down_until = 0.0
+        self._down_reason = ""
+        self.written = 0
+        """records this process wrote (or kept pending)"""
+
+    # -- connection ---------------------------------------------------------------------------
+
+    def connect(self, create: bool = True) -> sqlite3.Connection:
+        with self._lock:
+            if self._conn is not None and self._pid == os.getpid():
+                return self._conn
+            if not create and not self.path.exists():
+                raise AuditError(f"no audit database at {self.path} yet (nothing recorded)")
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(str(self.path), timeout=self.busy_timeout, isolation_level=None,
+                                       check_same_thread=False)
+            except (OSError, sqlite3.Error) as exc:
+                raise AuditError(describe(self.path, exc)) from None
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+                if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                    conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                    conn.executescript(_SCHEMA)
+            except sqlite3.Error as exc:
+                conn.close()
+                raise AuditError(describe(self.path, exc)) from None
+            self._conn, self._pid = conn, os.getpid()
+            return conn
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None and self._pid == os.getpid():
+                self._conn.close()
+            self._conn = None
+
+    # -- writing --------------------------------------------------------------------------------
+
+    def add(self, record: dict[str, Any], retention_days: float | None = None) -> None:
+        """Store one record; on failure keep it pending and raise :class:`AuditError`."""
+        row = tuple(record.get(c) for c in COLUMNS)
+        with self._lock:
+            self.written += 1
+            if time.monotonic() < self._down_until:
+                self._keep_pending(record)
+                raise AuditError(f"{self._down_reason}; the event was kept in {self.pending}")
+            try:
+                conn = self.connect()
+                if self._has_pending():
+                    self._flush_pending(conn)
+                conn.execute(_INSERT, row)
+                if retention_days:
+                    self._maybe_prune(conn, retention_days)
+            except (AuditError, sqlite3.Error, OSError) as exc:
+                self._down_reason = str(exc) if isinstance(exc, AuditError) else describe(self.path, exc)
+                self._down_until = time.monotonic() + RETRY_AFTER
+                if not isinstance(exc, AuditError):
+                    self.close()  # a corrupt file can look fine until the first write
+                self._keep_pending(record)
+                raise AuditError(f"{self._down_reason}; the event was kept in {self.pending}") from None
+
+    def _keep_pending(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        with contextlib.suppress(OSError), _locked(self.pending, "a") as fh:
+            fh.write(line)
+
+    def _flush_pending(self, conn: sqlite3.Connection) -> int:
+        """Move records kept while the database was unavailable into it; returns how many."""
+        try:
+            with _locked(self.pending, "r+") as fh:
+                lines = fh.read().splitlines()
+                rows = []
+                for line in lines:
+                    with contextlib.suppress(ValueError):
+                        rec = json.loads(line)
+                        rows.append(tuple(rec.get(c) for c in COLUMNS))
+                if rows:
+                    conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        conn.executemany(_INSERT, rows)
+                        conn.execute("COMMIT")
+                    except sqlite3.Error:
+                        conn.execute("ROLLBACK")
+                        raise
+                fh.seek(0)
+                fh.truncate()
+        except FileNotFoundError:
+            return 0
+        # the emptied file stays: a writer may hold it open, waiting for the lock
+        return len(rows)
+
+    def _has_pending(self) -> bool:
+        try:
+            return self.pending.stat().st_size > 0
+        except OSError:
+            return False
+
+    def flush_pending(self) -> int:
+        with self._lock:
+            if not self._has_pending():
+                return 0
+            try:
+                return self._flush_pending(self.connect())
+            except sqlite3.Error as exc:
+                raise AuditError(describe(self.path, exc)) from None
+
+    def pending_count(self) -> int:
+        try:
+            with open(self.pending, encoding="utf-8") as fh:
+                return sum(1 for line in fh if line.strip())
+        except OSError:
+            return 0
+
+    def _maybe_prune(self, conn: sqlite3.Connection, retention_days: float) -> None:
+        now = time.time()
+        row = conn.execute("SELECT value FROM meta WHERE key = 'last_prune'").fetchone()
+        if row is not None and now - float(row[0]) < PRUNE_EVERY:
+            return
+        self.prune(retention_days, conn)
+
+    def prune(self, older_than_days: float, conn: sqlite3.Connection | None = None) -> int:
+        """Delete records older than ``older_than_days``; returns how many."""
+        conn = conn or self.connect()
+        now = time.time()
+        try:
+            cur = conn.execute("DELETE FROM events WHERE ts < ?", (now - older_than_days * 86400,))
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('last_prune', ?)", (str(now),))
+        except sqlite3.Error as exc:
+            raise AuditError(describe(self.path, exc)) from None
+        return cur.rowcount
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def rows(self, query: Query, *, limit: int | None = None, newest_first: bool = False) -> Iterator[dict[str, Any]]:
+        where, args = query.where()
+        order = "DESC" if newest_first else "ASC"
+        sql = f"SELECT id, {', '.join(COLUMNS)} FROM events{where} ORDER BY id {order}"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        try:
+            pending = self._has_pending()
+            conn = self.connect(create=pending)
+            if pending:
+                self._flush_pending(conn)
+            cur = conn.execute(sql, args)
+            names = [d[0] for d in cur.description]
+            for values in cur:
+                row = dict(zip(names, values, strict=True))
+                for col in JSON_COLUMNS:
+                    if row[col] is not None:
+                        with contextlib.suppress(ValueError):
+                            row[col] = json.loads(row[col])
+                yield row
+        except sqlite3.Error as exc:
+            raise AuditError(describe(self.path, exc)) from None
+
+    def last_session(self) -> str | None:
+        try:
+            row = self.connect(create=False).execute(
+                "SELECT session FROM events WHERE session IS NOT NULL ORDER BY id DESC LIMIT 1").fetchone()
+        except sqlite3.Error as exc:
+            raise AuditError(describe(self.path, exc)) from None
+        return row[0] if row else None
+
+    def count(self, query: Query | None = None) -> int:
+        where, args = (query or Query()).where()
+        try:
+            return int(self.connect(create=False).execute(f"SELECT count(*) FROM events{where}", args).fetchone()[0])
+        except sqlite3.Error as exc:
+            raise AuditError(describe(self.path, exc)) from None
+
+
+@contextlib.contextmanager
+def _locked(path: Path, mode: str) -> Iterator[Any]:
+    """Open ``path`` holding an exclusive lock where the platform has one (POSIX ``flock``)."""
+    fh = open(path, mode, encoding="utf-8")  # noqa: SIM115
+    try:
+        try:
+            import fcntl
+
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        except ImportError:  # pragma: no cover - Windows: best effort
+            pass
+        yield fh
+    finally:
+        fh.close()
+
+
+_STORES: dict[tuple[str, float], AuditStore] = {}
+_STORES_LOCK = threading.Lock()
+
+
+def store_for(path: Path, busy_timeout: float = 5.0) -> AuditStore:
+    """The process-wide store of ``path`` (one connection per database per process)."""
+    key = (str(path), busy_timeout)
+    with _STORES_LOCK:
+        store = _STORES.get(key)
+        if store is None:
+            store = _STORES[key] = AuditStore(path, busy_timeout)
+        return store
