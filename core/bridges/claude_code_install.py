@@ -238,16 +238,19 @@ class Plan:
 
     path: Path
     old: str | None
-    new: str
+    """the file's text, None when it does not exist"""
+    new: str | None
+    """the text to write, None for no change"""
 
     @property
     def changed(self) -> bool:
-        return (self.old or "") != self.new if self.old is not None else True
+        return self.new is not None and self.new != self.old
 
     def diff(self) -> str:
         old = (self.old or "").splitlines(keepends=True)
         fromfile = str(self.path) if self.old is not None else "/dev/null"
-        return "".join(difflib.unified_diff(old, self.new.splitlines(keepends=True), fromfile, str(self.path)))
+        new = (self.new or "").splitlines(keepends=True)
+        return "".join(difflib.unified_diff(old, new, fromfile, str(self.path)))
 
     @property
     def backup_path(self) -> Path:
@@ -255,7 +258,7 @@ class Plan:
 
     def apply(self) -> Path | None:
         """Write the new text atomically; returns the backup of the old file (None if there was none)."""
-        if not self.changed:
+        if self.new is None or not self.changed:
             return None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         backup = None
@@ -297,7 +300,7 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
     cmd, prefix = command or bridge_command()
     new = merged(settings, cmd, prefix, path, ask=ask)
     if old is not None and new == settings:
-        return Plan(path, old, old)
+        return Plan(path, old, None)
     return Plan(path, old, dump(new, old))
 
 
@@ -306,7 +309,7 @@ def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None
     settings, old = read_settings(path)
     new = removed(settings, path)
     if old is None or new == settings:
-        return Plan(path, old, old or "")
+        return Plan(path, old, None)
     return Plan(path, old, dump(new, old))
 
 

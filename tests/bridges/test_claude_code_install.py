@@ -151,6 +151,12 @@ def test_uninstall_removes_only_ours(project, cli):
     assert r.exit_code == 0 and "not wired" in r.output
 
 
+def test_uninstall_where_there_is_no_file_creates_none(project, cli):
+    r = invoke(cli, "uninstall", "claude-code", "--project")
+    assert r.exit_code == 0 and "not wired" in r.output
+    assert not (project / ".claude").exists()
+
+
 def test_uninstall_drops_what_only_we_filled(project, cli):
     invoke(cli, "install", "claude-code", "--local")
     invoke(cli, "uninstall", "claude-code", "--local")
