@@ -456,7 +456,7 @@ def pre_tool(event: HookEvent, ctx: HookContext) -> Answer:
 
     Combination: chain(arguments) + short-circuit(block) + fail-closed: a handler that raises or
     answers nonsense blocks the call, and the reason names the plugin. No timeout by default (a
-    handler may ask the user).
+    handler may ask the user). In the omp dialect the last result wins unless a handler blocks.
     """
 
 
@@ -477,10 +477,11 @@ def pre_tool_output(event: HookEvent, ctx: HookContext) -> Answer:
 
     :param event: :class:`PreToolOutputEvent` — ``output`` (text) and/or ``content`` blocks,
         ``details``, ``is_error``, as changed by earlier handlers.
-    :returns: :class:`PreToolOutputResult` — replacement ``output``/``content``/``details``/
+    :returns: :class:`PreToolOutputResult` — replacement ``output``, ``content``, ``details`` or
         ``is_error``; or ``block`` with a ``message`` that replaces the output entirely.
 
-    Combination: chain(output, content, details, is_error) + short-circuit(block).
+    Combination: chain(output, content, details, is_error) + short-circuit(block). In the omp
+    dialect the last override wins instead of chaining.
     """
 
 
