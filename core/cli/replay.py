@@ -1,9 +1,417 @@
-"""Placeholder: the owner of this command replaces it (see docs/architecture.md)."""
+"""``agenthooks replay FILE``: run a recorded agent session through the enabled plugins.
+
+A session file is JSON lines, one hook call per line, in the order the host fired them::
+
+    {"hook": "pre_tool", "event": {"tool_name": "bash", "arguments": {"command": "ls"}}}
+    {"hook": "tool_call", "dialect": "pi", "event": {"toolName": "bash", "input": {"command": "ls"}}}
+    {"host_event": "Notification", "host": "claude-code", "payload": {"message": "..."}}
+
+``dialect`` fires by that system's hook name and payload shape; ``host_event`` lines go to the
+``host_event`` hook; an optional ``"note"`` describes the line in the table. Blank lines are
+skipped. A malformed line is reported with its line number and the rest still replays.
+
+The runtime is built as for any command (settings, installed plugins, ``--hook`` files) with host
+``replay``, no UI and a session id of its own, so audit records of the replay can be found with
+``agenthooks audit stats --session ID``. A plugin module may define a plain function
+``session_summary(ctx) -> str | list[str] | None``: replay prints what it returns after the summary
+(agent-hooks-audit says where the records went).
+
+``--expect GOLDEN`` compares each line's hook and decision with a golden file written by
+``--write-expect GOLDEN`` (JSON lines ``{"line", "hook", "decision", "what"}``; ``what`` is for
+people and not compared) and exits 1 on any difference, so a team can pin its policy in CI.
+
+Exit codes: 0, 1 (differences from the golden file), 2 (bad input: a missing file, malformed lines).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+import os
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from ..runtime import Runtime
+
+DECISIONS = ("denied", "blocked", "modified", "allowed", "observed")
+MALFORMED = "malformed"
 
 
-def register(app: Any) -> None:
-    """Add this module's commands to the typer app."""
+@dataclass
+class Entry:
+    """One line of a session file."""
+
+    line: int
+    hook: str | None = None
+    event: Any = None
+    dialect: str | None = None
+    host_event: str | None = None
+    host: str | None = None
+    note: str | None = None
+    error: str | None = None
+    """why the line is malformed"""
+
+
+@dataclass
+class Step:
+    """What replaying one line did."""
+
+    line: int
+    hook: str
+    decision: str
+    what: str = ""
+    """the event in a few words: the command, path, URL or prompt"""
+    note: str | None = None
+    """the session line's own description, if it has one"""
+    answered: list[str] = field(default_factory=list)
+    reason: str | None = None
+    changed: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    duration_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Replay:
+    steps: list[Step]
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    notifications: list[tuple[str, str]] = field(default_factory=list)
+    reports: list[str] = field(default_factory=list)
+
+    @property
+    def malformed(self) -> list[Step]:
+        return [s for s in self.steps if s.decision == MALFORMED]
+
+    def summary(self) -> dict[str, Any]:
+        counts = Counter(s.decision for s in self.steps)
+        replayed = [s for s in self.steps if s.decision != MALFORMED]
+        by_plugin: dict[str, Counter[str]] = {}
+        for s in replayed:
+            for p in s.answered:
+                by_plugin.setdefault(p, Counter())[s.decision] += 1
+        return {
+            "events": len(replayed),
+            "decisions": {d: counts[d] for d in DECISIONS},
+            "errors": sum(len(s.errors) for s in replayed),
+            "malformed": counts[MALFORMED],
+            "answered_by": {p: dict(c) for p, c in sorted(by_plugin.items())},
+        }
+
+
+# -- reading the session file ----------------------------------------------------------------------
+
+
+def parse_line(number: int, text: str) -> Entry:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        return Entry(number, error=f"not JSON: {exc}")
+    if not isinstance(data, dict):
+        return Entry(number, error=f"expected a JSON object, got {type(data).__name__}")
+    note = data.get("note") if isinstance(data.get("note"), str) else None
+    if "host_event" in data:
+        name, host, payload = data.get("host_event"), data.get("host"), data.get("payload", {})
+        if not isinstance(name, str) or not name:
+            return Entry(number, error="host_event must be the host's event name")
+        if not isinstance(payload, dict):
+            return Entry(number, error="payload must be a JSON object")
+        return Entry(number, host_event=name, host=host if isinstance(host, str) else "replay", event=payload,
+                     note=note)
+    hook = data.get("hook")
+    if not isinstance(hook, str) or not hook:
+        return Entry(number, error='missing "hook" (or "host_event")')
+    event = data.get("event", {})
+    if not isinstance(event, dict):
+        return Entry(number, hook=hook, error='"event" must be a JSON object')
+    dialect = data.get("dialect")
+    if dialect is not None and not isinstance(dialect, str):
+        return Entry(number, hook=hook, error='"dialect" must be a string')
+    return Entry(number, hook=hook, event=event, dialect=None if dialect == "canonical" else dialect, note=note)
+
+
+def read_session(path: Path) -> list[Entry]:
+    entries = []
+    with open(path, encoding="utf-8") as fh:
+        for number, text in enumerate(fh, start=1):
+            if text.strip():
+                entries.append(parse_line(number, text))
+    return entries
+
+
+# -- replaying -------------------------------------------------------------------------------------
+
+
+def describe(hook: str, event: Any, limit: int = 90) -> str:
+    """A short human description of an event: the command, path, URL or prompt it is about."""
+    if not isinstance(event, dict):
+        return ""
+    args = event.get("arguments") if isinstance(event.get("arguments"), dict) else {}
+    for source in (args, event):
+        for key in ("command", "cmd", "path", "file_path", "url", "prompt", "input"):
+            value = source.get(key)
+            if isinstance(value, str) and value:
+                prefix = f"{event['tool_name']}: " if source is args and isinstance(event.get("tool_name"), str) else ""
+                return _clip(prefix + value, limit)
+    if isinstance(event.get("tools"), list):
+        names = [t.get("name") if isinstance(t, dict) else str(t) for t in event["tools"]]
+        depth = event.get("recursion_depth")
+        return _clip(f"{len(names)} tools{f' (depth {depth})' if depth else ''}: {', '.join(map(str, names))}", limit)
+    if isinstance(event.get("tool_name"), str):
+        out = event.get("output")
+        tail = f": {out}" if isinstance(out, str) else ""
+        return _clip(event["tool_name"] + tail, limit)
+    if isinstance(event.get("messages"), list):
+        return f"{len(event['messages'])} messages"
+    parts = [f"{k}={v}" for k, v in event.items() if isinstance(v, (str, int, float, bool))]
+    return _clip(", ".join(parts), limit)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _changed(hook: str, event: Any, data: dict[str, Any] | None) -> list[str]:
+    """What a modifying answer changed, in words: ``output changed``, ``excluded: bash``, ..."""
+    if not data or not isinstance(event, dict):
+        return []
+    if hook == "pre_api_tools":
+        out = []
+        if data.get("exclude"):
+            out.append("excluded: " + ", ".join(data["exclude"]))
+        if data.get("include") is not None:
+            out.append("only: " + ", ".join(data["include"]))
+        return out
+    neutral = {"reason", "message", "denied", "block", "fallback_source", "tools"}
+    out = []
+    for key, new in data.items():
+        old = event.get(key)
+        if key in neutral or old == new:
+            continue
+        if isinstance(old, str) and isinstance(new, str):
+            out.append(f"{key}: {_first_change(old, new)}")
+        else:
+            out.append(f"{key} changed")
+    return out
+
+
+def _first_change(old: str, new: str, width: int = 60) -> str:
+    """The new text around its first difference from the old: ``…key: [REDACTED:stripe-key]…``."""
+    start = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+    begin = max(0, start - 12)
+    snippet = " ".join(new[begin:begin + width].split())
+    return ("…" if begin else "") + snippet + ("…" if begin + width < len(new) else "")
+
+
+def replay_entries(rt: Runtime, entries: list[Entry]) -> Replay:
+    """Fire every entry through ``rt`` as a host would; malformed entries become ``malformed`` steps."""
+    from ..errors import AgentHooksError
+
+    steps: list[Step] = []
+    for entry in entries:
+        if entry.error is not None:
+            steps.append(Step(entry.line, entry.hook or "?", MALFORMED, errors=[entry.error]))
+            continue
+        if entry.host_event is not None:
+            start = time.perf_counter()
+            results = rt.call_runtime_hook("host_event", host=entry.host, name=entry.host_event, payload=entry.event)
+            errors = [str(r) for r in results if hasattr(r, "plugin") and hasattr(r, "message")]
+            steps.append(Step(entry.line, entry.host_event, "observed", f"{entry.host}: {describe('', entry.event)}",
+                              entry.note, errors=errors, duration_ms=round((time.perf_counter() - start) * 1000, 3)))
+            continue
+        assert entry.hook is not None
+        try:
+            out = rt.fire(entry.hook, entry.event, dialect=entry.dialect)
+        except (AgentHooksError, ImportError, ValueError, TypeError) as exc:
+            steps.append(Step(entry.line, entry.hook, MALFORMED, errors=[str(exc) or type(exc).__name__]))
+            continue
+        hook = out.hook
+        before = out.event if entry.dialect else entry.event  # chained fields are applied to out.event
+        steps.append(Step(
+            entry.line, hook, out.decision, describe(hook, out.event), entry.note, list(out.answered),
+            out.reason, _changed(hook, before, out.data), [str(e) for e in out.errors],
+            round(out.duration * 1000, 3),
+        ))
+    result = Replay(steps)
+    result.messages = list(rt.outbox)
+    result.notifications = list(getattr(rt.ui, "notifications", []))
+    result.reports = plugin_reports(rt)
+    return result
+
+
+def plugin_reports(rt: Runtime) -> list[str]:
+    """What plugins' ``session_summary(ctx)`` functions have to say after a replay."""
+    lines: list[str] = []
+    for name in rt.plugins:
+        fn = getattr(rt.pm.get_plugin(name), "session_summary", None)
+        if not callable(fn):
+            continue
+        try:
+            said = fn(rt.context(name))
+        except Exception as exc:
+            said = f"{name}: session_summary failed: {type(exc).__name__}: {exc}"
+        if isinstance(said, str):
+            lines.append(said)
+        elif isinstance(said, (list, tuple)):
+            lines.extend(str(s) for s in said)
+    return lines
+
+
+# -- golden files ----------------------------------------------------------------------------------
+
+
+def expectations(steps: list[Step]) -> list[dict[str, Any]]:
+    return [{"line": s.line, "hook": s.hook, "decision": s.decision, "what": s.what} for s in steps]
+
+
+def write_expect(path: Path, steps: list[Step]) -> None:
+    path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in expectations(steps)), encoding="utf-8")
+
+
+def read_expect(path: Path) -> dict[int, dict[str, Any]]:
+    from .common import fail
+
+    expected: dict[int, dict[str, Any]] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        fail(f"--expect {path}: {exc.strerror or exc}")
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            item = json.loads(text)
+            expected[int(item["line"])] = item
+        except (ValueError, KeyError, TypeError):
+            fail(f"--expect {path}: line {number} is not {{\"line\": N, \"hook\": ..., \"decision\": ...}}")
+    return expected
+
+
+def compare(steps: list[Step], expected: dict[int, dict[str, Any]]) -> list[str]:
+    """Differences in hook or decision, line by line; lines missing on either side count."""
+    diffs = []
+    got = {s.line: s for s in steps}
+    for line in sorted(set(got) | set(expected)):
+        step, want = got.get(line), expected.get(line)
+        if want is None:
+            assert step is not None
+            diffs.append(f"line {line}: {step.hook} {step.decision}, not in the expect file")
+        elif step is None:
+            diffs.append(f"line {line}: expected {want.get('hook')} {want.get('decision')}, but the session has no such line")
+        elif (step.hook, step.decision) != (want.get("hook"), want.get("decision")):
+            diffs.append(f"line {line}: {step.hook}: expected {want.get('decision')}, got {step.decision}"
+                         + (f" ({step.reason})" if step.reason else ""))
+    return diffs
+
+
+# -- output ----------------------------------------------------------------------------------------
+
+_STYLE = {"blocked": "bold red", "denied": "bold red", "modified": "yellow", "allowed": "green",
+          "observed": "dim", MALFORMED: "bold magenta"}
+
+
+def print_report(console: Any, path: Path, session_id: str, result: Replay, diffs: list[str] | None,
+                 expect_path: Path | None) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=f"replay of {escape(str(path))}", title_justify="left", header_style="bold")
+    table.add_column("line", justify="right")
+    table.add_column("hook")
+    table.add_column("event", overflow="fold", ratio=3)
+    table.add_column("answered")
+    table.add_column("decision")
+    table.add_column("reason / change / error", overflow="fold", ratio=3)
+    for s in result.steps:
+        style = _STYLE.get(s.decision, "")
+        changed = ", ".join(s.changed) if s.decision == "modified" else ""
+        detail = "; ".join(x for x in (s.reason or "", changed, "; ".join(s.errors)) if x)
+        what = escape(s.what) + (f"\n[dim]{escape(s.note)}[/]" if s.note else "")
+        table.add_row(str(s.line), escape(s.hook), what, escape(", ".join(s.answered)),
+                      f"[{style}]{s.decision}[/]" if style else s.decision, escape(detail))
+    console.print(table)
+    summary = result.summary()
+    d = summary["decisions"]
+    parts = ", ".join(f"[{_STYLE[k]}]{d[k]} {k}[/]" for k in DECISIONS if d[k])
+    console.print(f"[bold]{summary['events']} events replayed[/] (session {escape(session_id)}): {parts or 'none'}; "
+                  f"{summary['errors']} errors" + (f"; [bold magenta]{summary['malformed']} malformed lines[/]"
+                                                   if summary["malformed"] else ""))
+    if summary["answered_by"]:
+        console.print("answered by: " + "; ".join(
+            f"{escape(p)} ({', '.join(f'{n} {k}' for k, n in c.items())})" for p, c in summary["answered_by"].items()))
+    for m in result.malformed:
+        console.print(f"[bold magenta]line {m.line}[/]: {escape('; '.join(m.errors))}")
+    for msg in result.messages:
+        console.print(f"message from {escape(str(msg.get('plugin')))}: {escape(str(msg.get('text')))}")
+    for kind, text in result.notifications:
+        console.print(f"notification ({escape(kind)}): {escape(text)}")
+    for line in result.reports:
+        console.print(escape(line))
+    if diffs is not None and expect_path is not None:
+        if diffs:
+            console.print(f"[bold red]{len(diffs)} differences from {escape(str(expect_path))}:[/]")
+            for diff in diffs:
+                console.print(f"  {escape(diff)}")
+        else:
+            console.print(f"[green]decisions match {escape(str(expect_path))}[/]")
+
+
+def default_session_id(path: Path) -> str:
+    return f"replay-{path.stem}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``agenthooks replay`` to the typer app."""
+
+    @app.command("replay")
+    def replay_cmd(
+        file: Annotated[Path, typer.Argument(help="The session: JSON lines of {\"hook\": ..., \"event\": ...}.")],
+        json_: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+        expect: Annotated[Path | None, typer.Option(
+            "--expect", metavar="GOLDEN", help="Compare decisions with this file; exit 1 on any difference.")] = None,
+        write_expect_to: Annotated[Path | None, typer.Option(
+            "--write-expect", metavar="GOLDEN", help="Write this run's decisions as the golden file.")] = None,
+        session_id: Annotated[str | None, typer.Option(
+            "--session-id", help="The session id the plugins see (default: replay-<file>-<time>-<pid>).")] = None,
+    ) -> None:
+        """Run a recorded session through the enabled plugins, as a host would, and show what they decided."""
+        from . import common
+
+        if not file.is_file():
+            common.fail(f"{file}: no such file")
+        try:
+            entries = read_session(file)
+        except (OSError, UnicodeDecodeError) as exc:
+            common.fail(f"{file}: cannot read it: {exc}")
+        expected = read_expect(expect) if expect is not None else None
+        sid = session_id or default_session_id(file)
+        from ..context import NoUI
+
+        rt = common.runtime(session_id=sid, ui=NoUI(), has_ui=False)
+        rt.host = "replay"
+        common.report_load_errors(rt)
+        result = replay_entries(rt, entries)
+        diffs = compare(result.steps, expected) if expected is not None else None
+        if write_expect_to is not None:
+            write_expect(write_expect_to, result.steps)
+        if json_:
+            common.echo_json({
+                "file": str(file), "session": sid, "plugins": rt.plugins,
+                "steps": [s.to_dict() for s in result.steps], "summary": result.summary(),
+                "messages": result.messages, "notifications": [list(n) for n in result.notifications],
+                "reports": result.reports,
+                **({"expect": {"file": str(expect), "differences": diffs}} if diffs is not None else {}),
+            })
+        else:
+            print_report(common.console(), file, sid, result, diffs, expect)
+        if diffs:
+            raise typer.Exit(1)
+        if result.malformed:
+            raise typer.Exit(2)
