@@ -161,8 +161,17 @@ def _scan_metadata() -> list[EntryPointRecord]:
     return records
 
 
+#: a directory modified this recently may still change within the same mtime tick: not cached
+RACY_SECONDS = 2.0
+
+
 def scan_entry_points(use_cache: bool = True) -> list[EntryPointRecord]:
-    """The ``agent_hooks`` entry points of the installed distributions, sorted by name."""
+    """The ``agent_hooks`` entry points of the installed distributions, sorted by name.
+
+    Cached in memory and on disk while no ``sys.path`` entry's mtime changes. A scan while an
+    entry was modified in the last :data:`RACY_SECONDS` is not cached (an install still running,
+    or a second change within the same mtime tick, would go unnoticed: git's "racy" problem).
+    """
     global _MEMO
     stamps = _stamps()
     if use_cache and _MEMO is not None and _MEMO[0] == stamps:
@@ -178,6 +187,10 @@ def scan_entry_points(use_cache: bool = True) -> list[EntryPointRecord]:
         except (OSError, ValueError, TypeError, KeyError):
             pass
     records = _scan_metadata()
+    racy_after = time.time_ns() - int(RACY_SECONDS * 1e9)
+    if any(m is not None and m >= racy_after for _, m in stamps):
+        _MEMO = None
+        return list(records)
     _MEMO = (stamps, records)
     try:
         from .settings import atomic_write

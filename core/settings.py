@@ -153,7 +153,7 @@ def _parse_error(path: Path, exc: Exception) -> SettingsError:
 
 
 def _key_line(text: str, key: str) -> int | None:
-    found = re.search(rf"^\s*{re.escape(key)}\s*=", text, re.MULTILINE)
+    found = re.search(rf"^[ \t]*{re.escape(key)}[ \t]*=", text, re.MULTILINE)
     return text.count("\n", 0, found.start()) + 1 if found else None
 
 

@@ -211,7 +211,10 @@ def read_payload(data: str | None) -> dict[str, Any]:
     if data is None:
         if sys.stdin is None or sys.stdin.isatty():
             return {}
-        text, source = sys.stdin.read(), "stdin"
+        try:
+            text, source = sys.stdin.read(), "stdin"
+        except (OSError, ValueError):  # stdin closed or not readable: no payload
+            return {}
     elif data.startswith("@"):
         try:
             with open(data[1:], encoding="utf-8") as fh:
