@@ -92,7 +92,7 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
                     add(Finding("error", "plugins", f"plugin {name!r} needs settings: {message}", name))
     counts = {s: sum(1 for r in plugin_rows if r.get("status") == s)
               for s in ("loaded", "disabled", "failed", "untrusted")}
-    add(Finding("ok" if not counts["failed"] else "error", "plugins",
+    add(Finding("ok" if not counts["failed"] else "info", "plugins",
                 ", ".join(f"{n} {s}" for s, n in counts.items())))
 
     if settings.project_root is not None:
