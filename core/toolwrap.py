@@ -6,10 +6,12 @@ also fired on error with ``is_error``, after which the error is re-raised) → p
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from .errors import AgentHooksError
+from .timeouts import run_coroutine
 
 if TYPE_CHECKING:
     from .runtime import Outcome, Runtime
@@ -66,6 +68,8 @@ class HookToolWrapper:
         base = self._base(arguments, tool_call_id)
         try:
             value = self.func(**arguments)
+            if inspect.isawaitable(value):  # an async tool called from a sync host
+                value = run_coroutine(value, None)
         except Exception as exc:
             rt.fire("pre_tool_output", {**base, "output": str(exc), "is_error": True})
             rt.fire("post_tool", {**base, "result": str(exc), "is_error": True})
