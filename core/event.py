@@ -20,6 +20,8 @@ class HookEvent(dict[str, Any]):
         self.hook = hook
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "hook":  # protocol lookups (copy, pickle) and an unset slot
+            raise AttributeError(name)
         try:
             return self[name]
         except KeyError:
@@ -36,6 +38,10 @@ class HookEvent(dict[str, Any]):
             object.__setattr__(self, name, value)
         else:
             self[name] = value
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy, deepcopy and pickle rebuild it with its hook (dict's default would lose the slot)
+        return (HookEvent, (self.hook, dict(self)))
 
     def model(self) -> Any:
         """The payload as this hook's pydantic event model (imports pydantic on first use)."""
