@@ -337,30 +337,34 @@ def print_report(console: Any, path: Path, session_id: str, result: Replay, diff
         table.add_row(str(s.line), escape(s.hook), what, escape(", ".join(s.answered)),
                       f"[{style}]{s.decision}[/]" if style else s.decision, escape(detail))
     console.print(table)
+
+    def say(text: str) -> None:
+        console.print(text, soft_wrap=True)  # one line each, whatever the width: easy to grep
+
     summary = result.summary()
     d = summary["decisions"]
     parts = ", ".join(f"[{_STYLE[k]}]{d[k]} {k}[/]" for k in DECISIONS if d[k])
-    console.print(f"[bold]{summary['events']} events replayed[/] (session {escape(session_id)}): {parts or 'none'}; "
-                  f"{summary['errors']} errors" + (f"; [bold magenta]{summary['malformed']} malformed lines[/]"
-                                                   if summary["malformed"] else ""))
+    say(f"[bold]{summary['events']} events replayed[/] (session {escape(session_id)}): {parts or 'none'}; "
+        f"{summary['errors']} errors" + (f"; [bold magenta]{summary['malformed']} malformed lines[/]"
+                                         if summary["malformed"] else ""))
     if summary["answered_by"]:
-        console.print("answered by: " + "; ".join(
+        say("answered by: " + "; ".join(
             f"{escape(p)} ({', '.join(f'{n} {k}' for k, n in c.items())})" for p, c in summary["answered_by"].items()))
     for m in result.malformed:
-        console.print(f"[bold magenta]line {m.line}[/]: {escape('; '.join(m.errors))}")
+        say(f"[bold magenta]line {m.line}[/]: {escape('; '.join(m.errors))}")
     for msg in result.messages:
-        console.print(f"message from {escape(str(msg.get('plugin')))}: {escape(str(msg.get('text')))}")
+        say(f"message from {escape(str(msg.get('plugin')))}: {escape(str(msg.get('text')))}")
     for kind, text in result.notifications:
-        console.print(f"notification ({escape(kind)}): {escape(text)}")
+        say(f"notification ({escape(kind)}): {escape(text)}")
     for line in result.reports:
-        console.print(escape(line))
+        say(escape(line))
     if diffs is not None and expect_path is not None:
         if diffs:
-            console.print(f"[bold red]{len(diffs)} differences from {escape(str(expect_path))}:[/]")
+            say(f"[bold red]{len(diffs)} differences from {escape(str(expect_path))}:[/]")
             for diff in diffs:
-                console.print(f"  {escape(diff)}")
+                say(f"  {escape(diff)}")
         else:
-            console.print(f"[green]decisions match {escape(str(expect_path))}[/]")
+            say(f"[green]decisions match {escape(str(expect_path))}[/]")
 
 
 def default_session_id(path: Path) -> str:
