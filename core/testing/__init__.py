@@ -132,10 +132,9 @@ class HookRecorder:
         return [o for o in self.calls if o.hook == hook]
 
     @property
-    def last(self) -> Outcome:
-        if not self.calls:
-            raise AssertionError("no hook was called")
-        return self.calls[-1]
+    def last(self) -> Outcome | None:
+        """The latest call (None before the first)."""
+        return self.calls[-1] if self.calls else None
 
     def clear(self) -> None:
         self.calls.clear()
