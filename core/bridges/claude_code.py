@@ -124,6 +124,10 @@ class ClaudeCodeUI(NoUI):
     :class:`~agent_hooks_core.context.NoUI` (``select``/``input``/``editor`` answer None).
     """
 
+    #: ``confirm()`` answers False now and Claude Code asks the user afterwards, showing the
+    #: plugin's reason: a plugin can read this to word its reason as a question, not a refusal
+    host_asks = True
+
     def __init__(self) -> None:
         super().__init__()
         self.asks: list[Ask] = []
