@@ -532,11 +532,13 @@ class Bridge:
         if "details" in data and data["details"] != response:
             replacement = data["details"]
             new_text = response_text(tool, replacement)
+        elif isinstance(response, list) and "content" in data and data["content"] != response:
+            replacement = data["content"]  # the blocks themselves: keeps images and the block layout
+            new_text = response_text(tool, replacement)
         elif "output" in data and data["output"] != text:
             new_text = data["output"]
             replacement = replace_text(tool, response, new_text) if new_text is not None else None
-        elif "content" in data and data["content"] != payload.get("content"):
-            replacement = data["content"] if isinstance(response, list) else None
+        elif "content" in data and data["content"] is not None:
             new_text = response_text(tool, data["content"])
         if replacement is not None and not failed:
             reply.specific(**{output_key: replacement})

@@ -520,3 +520,11 @@ def test_send_message_where_claude_code_takes_no_context_goes_to_stderr(cc):
     r = cc(event("SessionEnd", cc.cwd), {"on_end": {"send": "bye"}})
     assert (r.code, r.stdout) == (0, "")
     assert "agent-hooks: message not delivered (SessionEnd takes no additionalContext): bye" in r.stderr
+
+
+def test_mcp_blocks_changed_in_both_output_and_content_keep_their_layout(cc):
+    blocks = [{"type": "text", "text": "key sk-1"}, {"type": "image", "data": "iVBOR", "mimeType": "image/png"}]
+    ev = event("PostToolUse", cc.cwd, tool_name="mcp__shots__take", tool_input={}, tool_response=blocks)
+    new = [{"type": "text", "text": "key [REDACTED]"}, blocks[1]]
+    r = cc(ev, {"pre_tool_output": {"answer": {"output": "key [REDACTED]", "content": new}}})
+    assert r.json == {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": new}}
