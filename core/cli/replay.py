@@ -152,7 +152,7 @@ def describe(hook: str, event: Any, limit: int = 90) -> str:
     """A short human description of an event: the command, path, URL or prompt it is about."""
     if not isinstance(event, dict):
         return ""
-    args = event.get("arguments") if isinstance(event.get("arguments"), dict) else {}
+    args: dict[str, Any] = event["arguments"] if isinstance(event.get("arguments"), dict) else {}
     for source in (args, event):
         for key in ("command", "cmd", "path", "file_path", "url", "prompt", "input"):
             value = source.get(key)

@@ -93,7 +93,8 @@ class Query:
     kinds: Sequence[str] = field(default_factory=tuple)
 
     def where(self) -> tuple[str, list[Any]]:
-        clauses, args = [], []
+        clauses: list[str] = []
+        args: list[Any] = []
         if self.hook:
             clauses.append("hook = ?")
             args.append(self.hook)

@@ -130,8 +130,8 @@ class Policy:
         return Check("", "")
 
     def excluded_tools(self, tools: list[Any], recursion_depth: int | None) -> list[str]:
-        names = [t.get("name") if isinstance(t, Mapping) else t for t in tools]
-        names = [n for n in names if isinstance(n, str)]
+        raw = [t.get("name") if isinstance(t, Mapping) else t for t in tools]
+        names: list[str] = [n for n in raw if isinstance(n, str)]
         out = [n for n in names if n in self.exclude_tools]
         if recursion_depth:
             out += [n for n in names if n.lower() in self.subagent_exclude and n not in out]

@@ -42,7 +42,8 @@ def fork_bomb(text: str) -> Finding | None:
 
 
 def _flags_and_operands(args: list[str]) -> tuple[list[str], list[str]]:
-    flags, operands = [], []
+    flags: list[str] = []
+    operands: list[str] = []
     it = iter(args)
     for a in it:
         if a == "--":
