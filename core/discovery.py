@@ -345,10 +345,10 @@ def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (
             if not enabled:
                 cand.status, cand.reason = DISABLED, why
         candidates.append(cand)
-    for n in env or ():
-        if not any(c.matches(n) for c in candidates if c.source == "entry-point"):
-            errors.append(HookError(n, "select", f"AGENT_HOOKS_PLUGINS names {n!r}, which is not installed",
-                                    "load"))
+    for selected in env or ():
+        if not any(c.matches(selected) for c in candidates if c.source == "entry-point"):
+            errors.append(HookError(selected, "select",
+                                    f"AGENT_HOOKS_PLUGINS names {selected!r}, which is not installed", "load"))
 
     chibi_dir: tuple[Path, str] | None = None
     chibi_reason = None
@@ -510,8 +510,8 @@ def _load_one(rt: Runtime, cand: Candidate, info: PluginInfo, settings: Settings
     except (Exception, SystemExit) as exc:
         return HookError(cand.name, "import", f"cannot import {what}: {describe_exception(exc)}", "load")
     if info.path is None:
-        info.path = getattr(obj, "__file__", None) or getattr(sys.modules.get(getattr(obj, "__module__", "")),
-                                                              "__file__", None)
+        module: Any = obj if hasattr(obj, "__file__") else sys.modules.get(getattr(obj, "__module__", ""))
+        info.path = getattr(module, "__file__", None)
     try:
         rt.register(obj, name=cand.name)
     except PluginError as exc:
@@ -636,7 +636,7 @@ def _load_chibi(rt: Runtime, directory: Path, scope: str, untrusted_reason: str 
         rt.load_errors.append(HookError(name, "import", message, "load"))
         return
     try:
-        from .dialects import chibi_plugins  # type: ignore[attr-defined]
+        from .dialects import chibi_plugins
     except ImportError:
         message = "chibi subprocess plugins are not supported by this version"
         rt.plugin_info[name] = PluginInfo(name, "chibi", FAILED, path=str(directory), scope=scope, reason=message)

@@ -352,7 +352,7 @@ class Settings:
 
     def names_mentioned(self) -> list[tuple[str, str, str]]:
         """(name, where, file) for every plugin name the settings mention (for doctor)."""
-        out = []
+        out: list[tuple[str, str, str]] = []
         for f in self.files:
             for key in ("disabled", "enabled", "order"):
                 out.extend((n, key, str(f.path)) for n in f.get(key) or ())

@@ -62,10 +62,11 @@ def hook_detail(name: str, implementers: list[str] | None = None) -> dict[str, A
     from ..hookspecs.models import EVENTS, RESULTS
 
     detail = hook_dict(name)
+    result = RESULTS[name]
     detail["payload"] = _fields(EVENTS[name], EVENT_FIELDS.get(name))
-    detail["result"] = _fields(RESULTS[name], RESULT_FIELDS.get(name)) if RESULTS[name] is not None else None
+    detail["result"] = _fields(result, RESULT_FIELDS.get(name)) if result is not None else None
     detail["event_model"] = EVENTS[name].__name__
-    detail["result_model"] = RESULTS[name].__name__ if RESULTS[name] is not None else None
+    detail["result_model"] = result.__name__ if result is not None else None
     if implementers is not None:
         detail["implemented_by"] = implementers
     return detail

@@ -173,28 +173,27 @@ def register(app: typer.Typer) -> None:
         where = path or Path(common.OPTIONS.cwd)
         if not where.is_dir():
             fail(f"{where}: not a directory")
-        root = find_project_root(where)
-        if root is None:
+        project_root = find_project_root(where)
+        if project_root is None:
             fail(f"no project at {where.resolve()}: a project is a directory holding .agent-hooks/")
         if revoke:
-            if trust.revoke(root):
-                print(f"Revoked trust in {root}: its hook files and settings hooks no longer load")
+            if trust.revoke(project_root):
+                print(f"Revoked trust in {project_root}: its hook files and settings hooks no longer load")
             else:
-                print(f"{root} was not trusted")
+                print(f"{project_root} was not trusted")
             return
-        settings = load_settings(root, common.OPTIONS.settings_path)
-        items = trust.current_items(settings)
+        settings = load_settings(project_root, common.OPTIONS.settings_path)
         state = trust.state(settings)
         if show:
-            print(f"{root}: {'trusted' if state.trusted else 'not trusted'}")
-            for item in items:
-                pinned = state.pins.get(item.path)
-                status = ("trusted" if pinned == item.digest else "changed" if pinned else "new") \
+            print(f"{project_root}: {'trusted' if state.trusted else 'not trusted'}")
+            for item in trust.current_items(settings):
+                pin = state.pins.get(item.path)
+                status = ("trusted" if pin == item.digest else "changed" if pin else "new") \
                     if state.trusted else "untrusted"
                 print(f"  {status:<9} {item.kind:<9} {item.path}")
             return
         pinned = trust.trust(settings)
-        print(f"Trusted {root} ({len(pinned)} item(s) pinned in {trust.store_path()}):")
+        print(f"Trusted {project_root} ({len(pinned)} item(s) pinned in {trust.store_path()}):")
         for item in pinned:
             print(f"  {item.kind:<9} {item.path}  {item.digest[:19]}…")
         if not pinned:

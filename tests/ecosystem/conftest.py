@@ -102,7 +102,7 @@ class TTY(io.StringIO):
 
 
 @pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
     """``cli("plugins", "list", input=None)`` runs agenthooks in-process -> Result(code, out, err)."""
     from agent_hooks_core.cli.app import run
 

@@ -17,24 +17,24 @@ SAFE = json.dumps({"tool_name": "bash", "arguments": {"command": "ls"}})
 NO_REPO_PLUGINS = 'disabled = ["guard", "audit"]\n'
 
 
-def one_line_error(r) -> str:  # type: ignore[no-untyped-def]
+def one_line_error(r) -> str:
     assert r.code == 2, (r.code, r.out, r.err)
     assert r.err.startswith("agenthooks: error: ") and r.err.count("\n") == 1, r.err
     assert "Traceback" not in r.err + r.out
     return str(r.err)
 
 
-def rows(r) -> dict[str, dict]:  # type: ignore[no-untyped-def]
+def rows(r) -> dict[str, dict]:
     assert r.code == 0, r.err
     return {row["name"]: row for row in r.json}
 
 
-def test_version(cli) -> None:  # type: ignore[no-untyped-def]
+def test_version(cli) -> None:
     r = cli("--version")
     assert r.code == 0 and r.out.startswith("agenthooks 0.1.0 ")
 
 
-def test_help_and_no_command(cli) -> None:  # type: ignore[no-untyped-def]
+def test_help_and_no_command(cli) -> None:
     for args in (["--help"], []):
         r = cli(*args)
         assert r.code == 0
@@ -47,11 +47,11 @@ def test_help_and_no_command(cli) -> None:  # type: ignore[no-untyped-def]
     ["nope"], ["fire"], ["fire", "pre_tool", "--bogus"], ["plugins", "info"], ["plugins", "frobnicate"],
     ["--hook"], ["hooks", "no_such_hook"], ["fire", "pre_tool", "--dialect", "klingon", "--data", SAFE],
 ])
-def test_bad_input_is_one_line_and_exit_2(cli, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_is_one_line_and_exit_2(cli, args: list[str]) -> None:
     one_line_error(cli(*args))
 
 
-def test_internal_errors_are_one_line_too(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_internal_errors_are_one_line_too(cli, monkeypatch: pytest.MonkeyPatch) -> None:
     from agent_hooks_core.cli import catalogue
 
     monkeypatch.setattr(catalogue, "print_table", lambda: 1 / 0)
@@ -64,7 +64,7 @@ def test_internal_errors_are_one_line_too(cli, monkeypatch: pytest.MonkeyPatch) 
 # -- plugins ------------------------------------------------------------------------------------
 
 
-def test_plugins_list_shows_every_plugin_with_status_and_order(cli, site: FakeSite, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_plugins_list_shows_every_plugin_with_status_and_order(cli, site: FakeSite, home: Path) -> None:
     site.add("alpha", plain("alpha"), version="1.2")
     site.add("broken", "import nope_nope\n")
     site.add("off", "raise RuntimeError\n")
@@ -85,7 +85,7 @@ def test_plugins_list_shows_every_plugin_with_status_and_order(cli, site: FakeSi
         assert word in text.out
 
 
-def test_plugins_info(cli, site: FakeSite, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_plugins_info(cli, site: FakeSite, home: Path) -> None:
     site.add("alpha", plain("alpha"))
     site.add("broken", "import nope_nope\n")
     write(home / "settings.toml", "[plugins.alpha]\nlevel = 3\n")
@@ -106,7 +106,7 @@ order = ["guard"]  # guard first
 
 
 def test_disable_and_enable_keep_comments_and_disabled_plugins_are_not_imported(
-        cli, site: FakeSite, home: Path) -> None:  # type: ignore[no-untyped-def]
+        cli, site: FakeSite, home: Path) -> None:
     site.add("alpha", plain("alpha"))
     settings = home / "settings.toml"
     settings.write_text(COMMENTED)
@@ -123,7 +123,7 @@ def test_disable_and_enable_keep_comments_and_disabled_plugins_are_not_imported(
     assert "did you mean" in one_line_error(cli("plugins", "disable", "alpah"))
 
 
-def test_project_level_enable_overrides_the_user(cli, site: FakeSite, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_project_level_enable_overrides_the_user(cli, site: FakeSite, home: Path, project: Path) -> None:
     site.add("alpha", plain("alpha"))
     project_file = project / ".agent-hooks/settings.toml"
     assert cli("plugins", "disable", "alpha", "--project").code == 0
@@ -140,7 +140,7 @@ def test_project_level_enable_overrides_the_user(cli, site: FakeSite, home: Path
     assert project_file.read_text() == 'disabled = ["alpha"]\nenabled = []\n'
 
 
-def test_a_corrupt_settings_file_is_one_error_line_and_is_left_alone(cli, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_corrupt_settings_file_is_one_error_line_and_is_left_alone(cli, home: Path) -> None:
     settings = write(home / "settings.toml", 'order = ["a"]\ndisabled = [\n')
     for args in (["plugins", "list"], ["plugins", "disable", "guard"], ["fire", "turn_start"]):
         err = one_line_error(cli(*args))
@@ -149,7 +149,7 @@ def test_a_corrupt_settings_file_is_one_error_line_and_is_left_alone(cli, home: 
 
 
 def test_plugins_install_and_uninstall_run_pip_of_this_environment(
-        cli, site: FakeSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+        cli, site: FakeSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from agent_hooks_core.cli import plugins
 
     assert plugins.pip_command()[:3] == [sys.executable, "-m", "pip"]
@@ -168,7 +168,7 @@ def test_plugins_install_and_uninstall_run_pip_of_this_environment(
 # -- fire ---------------------------------------------------------------------------------------
 
 
-def test_fire_prints_the_combined_result(cli, site: FakeSite, home: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_fire_prints_the_combined_result(cli, site: FakeSite, home: Path, tmp_path: Path) -> None:
     site.add("alpha", plain("alpha"))
     write(home / "settings.toml", NO_REPO_PLUGINS)
     r = cli("fire", "pre_tool", "--data", DANGER)
@@ -182,7 +182,7 @@ def test_fire_prints_the_combined_result(cli, site: FakeSite, home: Path, tmp_pa
     assert full["decision"] == "blocked" and full["answered"] == ["alpha"] and full["errors"] == []
 
 
-def test_fire_in_a_dialect_prints_the_native_result(cli, site: FakeSite, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_fire_in_a_dialect_prints_the_native_result(cli, site: FakeSite, home: Path) -> None:
     site.add("alpha", plain("alpha"))
     write(home / "settings.toml", NO_REPO_PLUGINS)
     pi = cli("fire", "tool_call", "--dialect", "pi", "--data", '{"toolName": "bash", "input": {"command": "danger"}}')
@@ -196,15 +196,15 @@ def test_fire_in_a_dialect_prints_the_native_result(cli, site: FakeSite, home: P
     ("[1, 2]", "--data must be a JSON object, not list"),
     ("{}", "missing required field 'tool_name'"),
 ])
-def test_fire_bad_payloads(cli, data: str, needle: str) -> None:  # type: ignore[no-untyped-def]
+def test_fire_bad_payloads(cli, data: str, needle: str) -> None:
     assert needle in one_line_error(cli("fire", "pre_tool", "--data", data))
 
 
-def test_fire_unknown_hook_suggests(cli) -> None:  # type: ignore[no-untyped-def]
+def test_fire_unknown_hook_suggests(cli) -> None:
     assert "pre_tool" in one_line_error(cli("fire", "pre_tol", "--data", "{}"))
 
 
-def test_fire_keeps_stdout_json_and_reports_problems_on_stderr(cli, site: FakeSite, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_fire_keeps_stdout_json_and_reports_problems_on_stderr(cli, site: FakeSite, home: Path) -> None:
     site.add("raiser", """
         from agent_hooks_core import hookimpl
 
@@ -219,7 +219,7 @@ def test_fire_keeps_stdout_json_and_reports_problems_on_stderr(cli, site: FakeSi
     assert "agenthooks: warning: raiser: turn_start: ValueError: oops" in r.err
 
 
-def test_global_options_work_before_and_after_the_command(cli, home: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_global_options_work_before_and_after_the_command(cli, home: Path, tmp_path: Path) -> None:
     hook = write(tmp_path / "mine.py", plain("mine"))
     settings = write(tmp_path / "s.toml", NO_REPO_PLUGINS)
     for args in (["--hook", hook, "--settings", settings, "fire", "pre_tool", "--data", DANGER],
@@ -230,7 +230,7 @@ def test_global_options_work_before_and_after_the_command(cli, home: Path, tmp_p
     assert "not found" in one_line_error(cli("--settings", tmp_path / "missing.toml", "plugins", "list"))
 
 
-def test_trace_shows_each_hook_call_on_stderr(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_trace_shows_each_hook_call_on_stderr(cli, tmp_path: Path) -> None:
     hook = write(tmp_path / "mine.py", plain("mine"))
     r = cli("--trace", "--hook", hook, "fire", "pre_tool", "--data", DANGER)
     assert r.code == 0 and r.json["block"] is True
@@ -241,7 +241,7 @@ def test_trace_shows_each_hook_call_on_stderr(cli, tmp_path: Path) -> None:  # t
 # -- hooks --------------------------------------------------------------------------------------
 
 
-def test_hooks_catalogue(cli) -> None:  # type: ignore[no-untyped-def]
+def test_hooks_catalogue(cli) -> None:
     from agent_hooks_core.hookspecs.catalogue import HOOKS
 
     listing = cli("hooks", "--json")
@@ -252,7 +252,7 @@ def test_hooks_catalogue(cli) -> None:  # type: ignore[no-untyped-def]
     assert "pre_tool" in text and "include-intersection" in text and "omp:tool_call" in text
 
 
-def test_one_hook_by_canonical_or_seed_name(cli) -> None:  # type: ignore[no-untyped-def]
+def test_one_hook_by_canonical_or_seed_name(cli) -> None:
     detail = cli("hooks", "tool_call", "--json").json
     assert detail["name"] == "pre_tool"
     assert {"name": "tool_name", "type": "str", "required": True, "description": "the tool about to run"} \
@@ -264,7 +264,7 @@ def test_one_hook_by_canonical_or_seed_name(cli) -> None:  # type: ignore[no-unt
     assert "tool_name" in text and "reason" in text and "fail-closed" in text
 
 
-def test_hook_schema_is_json_schema_from_the_models(cli) -> None:  # type: ignore[no-untyped-def]
+def test_hook_schema_is_json_schema_from_the_models(cli) -> None:
     r = cli("hooks", "pre_tool", "--schema")
     assert r.code == 0
     assert r.json["event"]["required"] == ["tool_name"] and r.json["event"]["title"] == "PreToolEvent"
@@ -275,7 +275,7 @@ def test_hook_schema_is_json_schema_from_the_models(cli) -> None:  # type: ignor
 # -- doctor -------------------------------------------------------------------------------------
 
 
-def test_doctor_names_the_culprits(cli, site: FakeSite, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_doctor_names_the_culprits(cli, site: FakeSite, home: Path) -> None:
     site.add("fine", plain("fine"))
     site.add("broken", "import nope_nope\n")
     site.add("required", """
@@ -305,7 +305,7 @@ def test_doctor_names_the_culprits(cli, site: FakeSite, home: Path) -> None:  # 
     assert report["versions"]["agent-hooks-core"] == "0.1.0"
 
 
-def test_doctor_is_happy_when_all_is_well_and_reports_a_corrupt_file(cli, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_doctor_is_happy_when_all_is_well_and_reports_a_corrupt_file(cli, home: Path) -> None:
     r = cli("doctor")
     assert r.code == 0 and "0 error(s)" in r.out
     settings = write(home / "settings.toml", "disabled = [\n")
@@ -316,7 +316,7 @@ def test_doctor_is_happy_when_all_is_well_and_reports_a_corrupt_file(cli, home: 
 # -- trust --------------------------------------------------------------------------------------
 
 
-def test_trust_command(cli, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_trust_command(cli, home: Path, project: Path) -> None:
     write(home / "settings.toml", NO_REPO_PLUGINS)
     write(project / ".agent-hooks/hooks/proj.py", plain("proj"))
     listed = rows(cli("plugins", "list", "--json"))
@@ -332,7 +332,7 @@ def test_trust_command(cli, home: Path, project: Path) -> None:  # type: ignore[
     assert rows(cli("plugins", "list", "--json"))["proj"]["status"] == "untrusted"
 
 
-def test_trust_outside_a_project(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_trust_outside_a_project(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     assert "no project" in one_line_error(cli("trust"))
 
@@ -340,7 +340,7 @@ def test_trust_outside_a_project(cli, tmp_path: Path, monkeypatch: pytest.Monkey
 # -- new-plugin and plugin commands ---------------------------------------------------------------
 
 
-def test_new_plugin_creates_a_project_whose_tests_pass(cli, tmp_path: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_new_plugin_creates_a_project_whose_tests_pass(cli, tmp_path: Path, home: Path) -> None:
     r = cli("new-plugin", "no-rm", "--dir", tmp_path, "--description", "Stops rm")
     assert r.code == 0, r.err
     root = tmp_path / "agent-hooks-no-rm"
@@ -361,14 +361,14 @@ def test_new_plugin_creates_a_project_whose_tests_pass(cli, tmp_path: Path, home
         "agent_hooks_no_rm", "no-rm"), "message": "no-rm: 'mkfs' is not allowed"}
 
 
-def test_new_plugin_refuses_bad_names_and_existing_directories(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_new_plugin_refuses_bad_names_and_existing_directories(cli, tmp_path: Path) -> None:
     assert "invalid plugin name" in one_line_error(cli("new-plugin", "Bad Name!", "--dir", tmp_path))
     assert cli("new-plugin", "agent-hooks-ok", "--dir", tmp_path).code == 0
     assert (tmp_path / "agent-hooks-ok/agent_hooks_ok/__init__.py").is_file()
     assert "not empty" in one_line_error(cli("new-plugin", "ok", "--dir", tmp_path))
 
 
-def test_plugins_add_commands(cli, site: FakeSite) -> None:  # type: ignore[no-untyped-def]
+def test_plugins_add_commands(cli, site: FakeSite) -> None:
     site.add("greeter", """
         from agent_hooks_core import hookimpl
 

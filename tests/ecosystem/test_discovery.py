@@ -275,7 +275,12 @@ def test_a_freshly_modified_directory_is_not_cached(site: FakeSite, monkeypatch:
     site.add("alpha", plain("alpha"))  # mtime: now
     calls = []
     real = discovery._scan_metadata
-    monkeypatch.setattr(discovery, "_scan_metadata", lambda: calls.append(1) or real())
+
+    def counting() -> list[discovery.EntryPointRecord]:
+        calls.append(1)
+        return real()
+
+    monkeypatch.setattr(discovery, "_scan_metadata", counting)
     discovery.scan_entry_points()
     discovery.scan_entry_points()
     assert len(calls) == 2

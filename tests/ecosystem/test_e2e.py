@@ -43,7 +43,7 @@ def listing(venv: Venv, env: dict[str, str]) -> dict[str, dict]:
 
 
 @pytest.mark.slow
-def test_new_plugin_to_fire_through_a_fresh_venv(fresh_venv, wheelhouse: Wheelhouse, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_new_plugin_to_fire_through_a_fresh_venv(fresh_venv, wheelhouse: Wheelhouse, tmp_path: Path) -> None:
     venv = fresh_venv("agent-hooks-core")
     marker = tmp_path / "imported.txt"
     env = {"AGENT_HOOKS_HOME": str(tmp_path / "home"), "E2E_IMPORT_MARKER": str(marker),
@@ -145,7 +145,7 @@ def make_project(root: Path, name: str, source: str) -> Path:
 
 
 @pytest.mark.slow
-def test_broken_plugins_are_skipped_and_doctor_names_them(fresh_venv, wheelhouse: Wheelhouse,  # type: ignore[no-untyped-def]
+def test_broken_plugins_are_skipped_and_doctor_names_them(fresh_venv, wheelhouse: Wheelhouse,
                                                           tmp_path: Path) -> None:
     projects = [make_project(tmp_path / "src", name, source) for name, source in BROKEN.items()]
     wheels = tmp_path / "wheels"

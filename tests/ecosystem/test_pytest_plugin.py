@@ -150,7 +150,7 @@ def test_conformance_vectors_catch_a_wrong_runtime(pytester: pytest.Pytester) ->
 
 class Blocker:
     @hookimpl
-    def pre_tool(self, event):  # type: ignore[no-untyped-def]
+    def pre_tool(self, event):
         if event.arguments.get("command") == "rm":
             return {"block": True, "reason": "no rm"}
         if event.arguments.get("command") == "sed":
@@ -158,11 +158,11 @@ class Blocker:
         return None
 
     @hookimpl
-    def pre_shell_exec(self, event):  # type: ignore[no-untyped-def]
+    def pre_shell_exec(self, event):
         return {"denied": True, "reason": "never"}
 
     @hookimpl
-    def turn_start(self, event):  # type: ignore[no-untyped-def]
+    def turn_start(self, event):
         raise RuntimeError("boom")
 
 
@@ -194,7 +194,7 @@ def test_assertion_helpers_pass_and_fail_with_context() -> None:
         assert_result(blocked, block=False)
 
 
-def test_make_runtime_validates_config_like_discovery(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_make_runtime_validates_config_like_discovery(tmp_path) -> None:
     path = tmp_path / "cfgplug.py"
     path.write_text(textwrap.dedent(PLUGIN))
     rt = make_runtime(str(path), config={"word": "x"})

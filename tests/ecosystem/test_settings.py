@@ -189,7 +189,8 @@ def test_atomic_write_keeps_the_file_mode_and_creates_directories(tmp_path: Path
 def test_hook_paths_resolve_against_their_file(home: Path, project: Path) -> None:
     write(home / "settings.toml", 'hooks = ["rel.py", "/abs/x.py"]\n')
     write(project / ".agent-hooks/settings.toml", 'hooks = ["tools/h.py"]\nchibi_plugins = "chibi"\n')
-    st = load_settings(project / "sub" if (project / "sub").mkdir() is None else project)
+    (project / "sub").mkdir()
+    st = load_settings(project / "sub")  # relative to the project root, not the working directory
     assert [h.path for h in st.hook_paths("user")] == [home / "rel.py", Path("/abs/x.py")]
     assert [h.path for h in st.hook_paths("project")] == [project / "tools/h.py"]
     assert st.chibi_plugins() == (project / "chibi", "project", str(project / ".agent-hooks/settings.toml"))

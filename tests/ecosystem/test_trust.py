@@ -85,7 +85,7 @@ def test_revoke(home: Path, project: Path) -> None:
     assert trust.revoke(project) is False
 
 
-def test_project_chibi_directory_needs_trust(home: Path, project: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_project_chibi_directory_needs_trust(home: Path, project: Path, monkeypatch) -> None:
     from agent_hooks_core.dialects import chibi_plugins
 
     seen: list[Path] = []
