@@ -522,10 +522,10 @@ def _load_one(rt: Runtime, cand: Candidate, info: PluginInfo, settings: Settings
         extra = next(plugin_config[k] for k in cand.names if k in plugin_config)
         section = {**(section or {}), **extra} if isinstance(extra, dict) else extra
         origins = [*origins, "plugin_config="]
-    message = configure(rt, cand.name, section, origins)
-    if message is not None:
+    problem = configure(rt, cand.name, section, origins)
+    if problem is not None:
         rt.unregister(cand.name)
-        return HookError(cand.name, "config", message, "load")
+        return HookError(cand.name, "config", problem, "load")
     return None
 
 
