@@ -13,6 +13,7 @@ plugins named in ``order`` come first (in that order), then the others in load o
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import re
@@ -31,7 +32,7 @@ from .hookspecs import specs
 from .hookspecs.catalogue import BY_NAME, RUNTIME_HOOKS, HookDef, unknown_hook_message
 from .hookspecs.markers import PROJECT
 from .reducer import LoopState, Reduction
-from .timeouts import HandlerExit, await_with_timeout, call_with_timeout, run_coroutine
+from .timeouts import HandlerExit, await_with_timeout, call_with_timeout, is_foreign, run_coroutine
 from .validation import check_payload
 
 log = logging.getLogger("agent_hooks")
@@ -396,12 +397,14 @@ class Runtime:
                     if answer is not None and type(answer) is not dict and inspect.isawaitable(answer):
                         answer = run_coroutine(answer, timeout)  # a sync def returning a coroutine
                 except HookTimeout as exc:
-                    if exc.token is not None:
+                    if is_foreign(exc):
                         raise  # an outer handler's deadline passed: it is abandoned, not this one
                     if red.fail(h.plugin, _timed_out(timeout), "timeout"):
                         break
                     continue
-                except (Exception, SystemExit) as exc:
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as exc:  # whatever a plugin raises (even SystemExit) is its error
                     if red.fail(h.plugin, _describe(exc)):
                         break
                     continue
@@ -443,12 +446,16 @@ class Runtime:
                     if answer is not None and type(answer) is not dict and inspect.isawaitable(answer):
                         answer = await await_with_timeout(answer, timeout)
                 except HookTimeout as exc:
-                    if exc.token is not None:
+                    if is_foreign(exc):
                         raise
                     if red.fail(h.plugin, _timed_out(timeout), "timeout"):
                         break
                     continue
-                except (Exception, SystemExit) as exc:
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as exc:
+                    if isinstance(exc, asyncio.CancelledError) and _host_cancelled():
+                        raise  # the host cancelled this afire: not the handler's failure
                     if red.fail(h.plugin, _describe(exc)):
                         break
                     continue
@@ -494,10 +501,12 @@ class Runtime:
                     else:
                         call_with_timeout(h.func, h.args(outcome), timeout)
                 except HookTimeout as exc:
-                    if exc.token is not None:
+                    if is_foreign(exc):
                         raise
                     outcome.errors.append(HookError(h.plugin, "hook_called", _timed_out(timeout), "timeout"))
-                except (Exception, SystemExit) as exc:
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as exc:
                     outcome.errors.append(HookError(h.plugin, "hook_called", _describe(exc)))
         finally:
             self._active.reset(reset)
@@ -518,10 +527,12 @@ class Runtime:
                     else:
                         call_with_timeout(h.func, h.args(outcome), timeout)
                 except HookTimeout as exc:
-                    if exc.token is not None:
+                    if is_foreign(exc):
                         raise
                     outcome.errors.append(HookError(h.plugin, "hook_called", _timed_out(timeout), "timeout"))
-                except (Exception, SystemExit) as exc:
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as exc:
                     outcome.errors.append(HookError(h.plugin, "hook_called", _describe(exc)))
         finally:
             self._active.reset(reset)
@@ -554,6 +565,13 @@ def _check_timeout(name: str, value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise ConfigError(f"{name} must be a positive number of seconds or None, not {value!r}")
     return float(value)
+
+
+def _host_cancelled() -> bool:
+    """True when the task running afire is being cancelled (before 3.11: assume so)."""
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return True if cancelling is None else bool(cancelling())
 
 
 def _timed_out(timeout: float | None) -> str:

@@ -125,6 +125,12 @@ def _main_watchdog() -> _Watchdog | None:
     return wd
 
 
+def is_foreign(exc: HookTimeout) -> bool:
+    """True when ``exc`` belongs to an enclosing call's deadline (it must keep unwinding)."""
+    wd = _WATCHDOG
+    return exc.token is not None and wd is not None and any(t == exc.token for t, _ in wd.frames)
+
+
 def call_with_timeout(func: Callable[..., Any], args: tuple[Any, ...], timeout: float) -> Any:
     """``func(*args)``, raising :class:`HookTimeout` once ``timeout`` seconds have passed."""
     wd = _main_watchdog()
