@@ -389,7 +389,7 @@ def register(app: typer.Typer) -> None:
         from . import common
 
         if not file.is_file():
-            common.fail(f"{file}: no such file")
+            common.fail(f"{file}: {'is a directory' if file.is_dir() else 'no such file'}")
         try:
             entries = read_session(file)
         except (OSError, UnicodeDecodeError) as exc:
@@ -404,7 +404,10 @@ def register(app: typer.Typer) -> None:
         result = replay_entries(rt, entries)
         diffs = compare(result.steps, expected) if expected is not None else None
         if write_expect_to is not None:
-            write_expect(write_expect_to, result.steps)
+            try:
+                write_expect(write_expect_to, result.steps)
+            except OSError as exc:
+                common.fail(f"--write-expect {write_expect_to}: {exc.strerror or exc}")
         if json_:
             common.echo_json({
                 "file": str(file), "session": sid, "plugins": rt.plugins,

@@ -361,6 +361,7 @@ def test_export_jsonl_and_csv(filled: Path, tmp_path: Path, capsys: pytest.Captu
     table = list(csv.DictReader(io.StringIO(target.read_text())))
     assert len(table) == 6 and table[0]["hook"] == "pre_tool" and json.loads(table[1]["answered"]) == ["guard"]
     assert run(["audit", "export", "--db", str(filled), "--format", "xml"]) == 2
+    assert run(["audit", "export", "--db", str(filled), "-o", str(tmp_path / "no" / "dir.jsonl")]) == 2
 
 
 def test_bad_filters_are_one_line_errors(filled: Path, capsys: pytest.CaptureFixture[str]) -> None:

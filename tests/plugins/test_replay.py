@@ -198,6 +198,10 @@ def test_malformed_lines_exit_2_after_replaying_the_rest(tmp_path: Path, capsys:
 def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = cli(capsys, "replay", str(tmp_path / "missing.jsonl"))
     assert code == 2 and err.strip() == f"agenthooks: error: {tmp_path / 'missing.jsonl'}: no such file"
+    code, _, err = cli(capsys, "replay", str(tmp_path))
+    assert code == 2 and err.strip().endswith("is a directory")
+    code, _, err = cli(capsys, "replay", str(DEMO), "--write-expect", str(tmp_path / "no" / "such" / "dir.jsonl"))
+    assert code == 2 and "--write-expect" in err and err.count("\n") == 1
     bad_golden = tmp_path / "g.jsonl"
     bad_golden.write_text("{}\n")
     code, _, err = cli(capsys, "replay", str(DEMO), "--expect", str(bad_golden))

@@ -304,7 +304,10 @@ def make_app() -> typer.Typer:
             raise AuditError(f"--format must be jsonl or csv, not {fmt!r}")
         store = resolve_store(db, ctx)
         query = Filters(hook, plugin, decision, session, since, until).query(store)
-        out = open(output, "w", encoding="utf-8", newline="") if output else sys.stdout  # noqa: SIM115
+        try:
+            out = open(output, "w", encoding="utf-8", newline="") if output else sys.stdout  # noqa: SIM115
+        except OSError as exc:
+            raise AuditError(f"--output {output}: {exc.strerror or exc}") from None
         try:
             export(store.rows(query), fmt, out)
         finally:

@@ -6,14 +6,17 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from . import defaults
 from .paths import PathRules, expand
-from .redact import Redactor
 from .rules import RULES, Finding, fork_bomb
 from .shell import parse
-from .urls import UrlRules
+
+if TYPE_CHECKING:
+    from .redact import Redactor
+    from .urls import UrlRules
 
 
 @dataclass
@@ -59,15 +62,35 @@ class Policy:
         self.deny_commands = [(p, re.compile(p)) for p in c["deny_commands"]]
         self.allow_commands = [re.compile(p) for p in c["allow_commands"]]
         self.protected_branches = list(c["protected_branches"])
-        self.write_paths = PathRules(c["protect_write"], c["allow_write"], self.home)
-        self.read_paths = PathRules(c["protect_read"], c["allow_read"], self.home)
-        self.urls = UrlRules(c["url_deny"], c["url_allow"], c["url_schemes"], c["deny_url_credentials"])
-        self.redactor = Redactor(c["redact_patterns"]) if c["redact_output"] else None
+        self._config = c
         self.exclude_tools = list(c["exclude_tools"])
         self.subagent_exclude = {t.lower() for t in c["subagent_exclude_tools"]}
         self.tools = {kind: {t.lower() for t in c[f"{kind}_tools"]} for kind in ("shell", "write", "read", "fetch")}
         self._branch: Callable[[], str | None] | None = None
         self._branch_value: tuple[str | None] | None = None
+
+    # the matchers compile on first use: a bridge process handles one event and needs one of them
+
+    @cached_property
+    def write_paths(self) -> PathRules:
+        return PathRules(self._config["protect_write"], self._config["allow_write"], self.home)
+
+    @cached_property
+    def read_paths(self) -> PathRules:
+        return PathRules(self._config["protect_read"], self._config["allow_read"], self.home)
+
+    @cached_property
+    def urls(self) -> UrlRules:
+        from .urls import UrlRules
+
+        c = self._config
+        return UrlRules(c["url_deny"], c["url_allow"], c["url_schemes"], c["deny_url_credentials"])
+
+    @cached_property
+    def redactor(self) -> Redactor | None:
+        from .redact import Redactor
+
+        return Redactor(self._config["redact_patterns"]) if self._config["redact_output"] else None
 
     # -- checks --------------------------------------------------------------------------
 

@@ -93,7 +93,3 @@ class UrlRules:
             return f"URL host {host} is not on the allow list"
         return None
 
-
-def find_urls(words: list[str]) -> list[str]:
-    """Arguments of a downloader that look like URLs."""
-    return [w for w in words if "://" in w or w.lower().startswith(("www.", "file:"))]
