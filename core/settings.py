@@ -394,27 +394,30 @@ def load_settings(cwd: str | os.PathLike[str] | None = None,
 # -- writing ------------------------------------------------------------------------------------
 
 
-def atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
     """Write ``text`` to ``path`` so that a reader (or a crash) sees the old file or the new one.
 
     A temporary file in the same directory is written, flushed and fsynced, then renamed over
-    the target with ``os.replace``; the original's permission bits are kept.
+    the target with ``os.replace``; the original's permission bits are kept (``mode`` overrides
+    them), and a new file gets the usual umask-derived bits rather than mkstemp's 0600.
     """
     import tempfile
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode: int | None = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
+    if mode is None:
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -18,7 +18,6 @@ import re
 import shutil
 import sys
 import sysconfig
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -267,30 +266,10 @@ class Plan:
             backup = self.backup_path
             shutil.copy2(self.path, backup)
             mode = self.path.stat().st_mode & 0o7777
+        from ..settings import atomic_write
+
         atomic_write(self.path, self.new, mode)
         return backup
-
-
-def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
-    """Write ``text`` to ``path`` so that a kill mid-write leaves the old file or the new one."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is None:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
