@@ -23,9 +23,10 @@ import json
 import os
 import signal
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..discovery import DISABLED, FAILED, LOADED, PluginInfo
 from ..errors import HookError, HookTimeout
@@ -158,7 +159,7 @@ class ChibiPlugin:
 
         handler.__name__ = hook
         handler.__qualname__ = f"{self._name}.{hook}"
-        return hookimpl(tryfirst=True)(handler)  # type: ignore[no-any-return]
+        return cast("Callable[..., Any]", hookimpl(tryfirst=True)(handler))
 
     def timeout(self, hook: str) -> float | None:
         if not isinstance(self._timeout, _FollowRuntime):
@@ -218,7 +219,7 @@ class SchemaCache:
     def get(self, path: str, st: os.stat_result) -> dict[str, Any] | None:
         entry = self.entries.get(path)
         if isinstance(entry, dict) and entry.get("key") == self._key(st) and isinstance(entry.get("schema"), dict):
-            return entry["schema"]  # type: ignore[no-any-return]
+            return cast("dict[str, Any]", entry["schema"])
         return None
 
     def put(self, path: str, st: os.stat_result, schema: dict[str, Any]) -> None:
@@ -305,6 +306,7 @@ def load_directory(rt: Runtime, directory: str | os.PathLike[str], *,
 
 def _load_one(rt: Runtime, path: Path, schemas: SchemaCache, timeout: float | _FollowRuntime | None,
               schema_timeout: float) -> None:
+    start = time.perf_counter()
     name = f"chibi:{path.name}"
     info = ChibiPluginInfo(name, "chibi", LOADED, path=str(path))
     rt.plugin_info[name] = info
@@ -347,3 +349,4 @@ def _load_one(rt: Runtime, path: Path, schemas: SchemaCache, timeout: float | _F
         rt.register(ChibiPlugin(rt, str(path), name, hooks, timeout), name=name, external=True)
     except Exception as exc:
         problem(f"{path}: {exc}")
+    info.load_ms = round((time.perf_counter() - start) * 1000, 3)
