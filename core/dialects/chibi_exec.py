@@ -84,6 +84,8 @@ def parse_args(args: list[str]) -> tuple[bool, list[str], str | None]:
                 value = next(it, "")
             if not value:
                 raise UsageError(f"{name} needs a path")
+            if not os.path.exists(value):
+                raise UsageError(f"{name} {value}: no such file or directory")
             if name == "--hook":
                 hooks.append(value)
             else:
@@ -157,7 +159,7 @@ def _main(args: list[str], runtime_factory: RuntimeFactory | None, stdin: TextIO
     def say(message: str) -> None:
         print(f"agenthooks chibi: {message}", file=stderr)
 
-    if args[:1] in (["-h"], ["--help"]):
+    if "-h" in args or "--help" in args:
         print(USAGE, file=stdout)
         return 0
     try:
@@ -222,8 +224,9 @@ def _answer(hook_name: str, stdin: TextIO, factory: RuntimeFactory, say: Callabl
     try:
         outcome = rt.fire(hook_name, payload, dialect="chibi")
     except Exception as exc:
-        say(f"{hook_name}: {_one_line(exc)}")
-        return fail_closed_answer(hook, _one_line(exc))
+        message = _one_line(exc)  # PayloadError and UnknownHookError already name the hook
+        say(message if message.startswith(f"chibi {hook_name}:") else f"{hook_name}: {message}")
+        return fail_closed_answer(hook, message)
     for err in outcome.errors:
         say(str(err))
     native = outcome.native
