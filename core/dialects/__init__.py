@@ -25,7 +25,7 @@ nothing heavy, and each dialect module is imported only when that dialect is use
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from ..runtime import Outcome, Runtime
@@ -57,7 +57,7 @@ def get_dialect(name: str) -> Dialect:
     import importlib
 
     module = importlib.import_module(f"{__name__}.{module_name}")
-    return module.DIALECT  # type: ignore[no-any-return]
+    return cast("Dialect", module.DIALECT)
 
 
 def fire_dialect(rt: Runtime, dialect: str, name: str, payload: Any) -> Outcome:
@@ -66,17 +66,27 @@ def fire_dialect(rt: Runtime, dialect: str, name: str, payload: Any) -> Outcome:
     Raises :class:`~agent_hooks_core.errors.UnknownHookError` for a name the dialect does not have
     and :class:`~agent_hooks_core.errors.PayloadError` for a payload it cannot translate.
     """
+    from ..errors import PayloadError
+
     d = get_dialect(dialect)
     call = d.translate(name, payload)
-    outcome = rt.fire(call.hook, call.payload, reduction=call.reduction)
+    try:
+        outcome = rt.fire(call.hook, call.payload, reduction=call.reduction)
+    except PayloadError as exc:
+        raise d.payload_error(call, exc) from None
     outcome.native = d.native(call, outcome)
     return outcome
 
 
 async def afire_dialect(rt: Runtime, dialect: str, name: str, payload: Any) -> Outcome:
     """Like :func:`fire_dialect`, through :meth:`Runtime.afire`."""
+    from ..errors import PayloadError
+
     d = get_dialect(dialect)
     call = d.translate(name, payload)
-    outcome = await rt.afire(call.hook, call.payload, reduction=call.reduction)
+    try:
+        outcome = await rt.afire(call.hook, call.payload, reduction=call.reduction)
+    except PayloadError as exc:
+        raise d.payload_error(call, exc) from None
     outcome.native = d.native(call, outcome)
     return outcome

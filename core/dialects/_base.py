@@ -52,6 +52,14 @@ class Dialect:
     name = ""
     #: the catalogue systems whose names this dialect accepts
     systems: tuple[str, ...] = ()
+    #: canonical hook -> the shape of ``outcome.native`` in this dialect, for every hook whose
+    #: answers count (observe hooks: :attr:`observe_shape`). docs/dialects.md is generated from it.
+    shapes: dict[str, str] = {}
+    observe_shape = "`null`"
+    #: canonical hook -> this dialect's combination rule, where it is not the canonical one
+    rules: dict[str, str] = {}
+    #: canonical hook -> what else a host or plugin author should know in this dialect
+    notes: dict[str, str] = {}
 
     def __init__(self) -> None:
         self.names = seed_names(*self.systems)
@@ -75,6 +83,31 @@ class Dialect:
 
     def native(self, call: Call, outcome: Outcome) -> Any:
         raise NotImplementedError
+
+    def native_key(self, hook: str, key: str) -> str:
+        """The host's spelling of the canonical payload field ``key`` of ``hook``."""
+        return key
+
+    def payload_error(self, call: Call, exc: PayloadError) -> PayloadError:
+        """``exc`` (raised for the canonical payload) worded with the host's hook and field names.
+
+        A pi user sent ``input`` and ``toolName``: an error about ``arguments`` or ``tool_name``
+        would name fields they never wrote. Falls back to ``exc`` when no field is to blame.
+        """
+        from ..hookspecs._fields import EVENT_FIELDS
+        from ..validation import check_value
+
+        where = f"{self.name} {call.name}"
+        for key, code, required in EVENT_FIELDS.get(call.hook, ()):
+            native = self.native_key(call.hook, key)
+            if key not in call.payload:
+                if required:
+                    return PayloadError(f"{where}: payload is missing required field {native!r}")
+                continue
+            problem = check_value(code, call.payload[key])
+            if problem:
+                return PayloadError(f"{where}: field {native!r} {problem}")
+        return exc
 
 
 def require_object(dialect: str, name: str, payload: Any) -> dict[str, Any]:
@@ -114,6 +147,6 @@ def text_of(content: Any) -> str | None:
     """The text blocks of pi content (``[{type: "text", text}]``) joined, or None if it has none."""
     if not isinstance(content, list):
         return None
-    texts = [block.get("text") for block in content
+    texts = [str(block["text"]) for block in content
              if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)]
     return "\n".join(texts) if texts else ("" if not content else None)

@@ -3,27 +3,8 @@
 chibi's hook names are the canonical names except ``on_context_switch`` (-> ``post_session_switch``);
 its payloads are the canonical snake_case payloads. What differs is the answer: chibi reads one
 JSON object per plugin, so ``outcome.native`` is the single chibi answer that has the effect of
-all our plugins' answers combined, exactly what a chibi plugin would print (``{}`` = no opinion):
-
-=====================  =========================================================================
-hook                   native answer
-=====================  =========================================================================
-pre_message            ``{prompt}``
-pre/post_system_prompt ``{inject}`` (every plugin's text, newline-joined)
-pre_tool               ``{block: true, message}`` or ``{arguments}``
-pre_tool_output        ``{block: true, message}`` or ``{output}``
-pre_api_tools          ``{exclude}``, or ``{include}`` (the surviving tool names when a plugin
-                       included: an answer may not carry both)
-pre_api_request        ``{request_body}``: the top-level fields that changed (removed ones null)
-pre_agentic_loop       ``{fallback, fuel}`` as set by plugins
-post_tool_batch        ``{fallback, fuel_delta}`` as set by plugins (deltas summed)
-pre_file_read/...      ``{denied: true, reason}``, else ``{}`` (chibi falls through to its prompt)
-pre_spawn_agent        ``{response}`` or ``{block: true, message}``
-pre_cache_output       ``{summary}``
-pre_send_message       ``{delivered: true, via}``
-pre_clear/pre_compact  ``{cancel}`` / ``{compaction}``
-observe hooks          ``{}``
-=====================  =========================================================================
+all our plugins' answers combined, exactly what a chibi plugin would print (``{}`` = no opinion).
+:data:`SHAPES` says what that answer is per hook (docs/dialects.md shows it).
 
 The other direction (chibi plugins' answers into canonical answers, canonical events into chibi
 payloads) is used by :mod:`agent_hooks_core.dialects.chibi_plugins`.
@@ -68,9 +49,37 @@ ANSWER_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
+_DENY = "`{denied: true, reason}`, else `{}`: chibi falls through to its own prompt"
+
+#: canonical hook -> the chibi answer ``outcome.native`` is (observe hooks: ``{}``)
+SHAPES: dict[str, str] = {
+    "pre_message": "`{prompt}` (chibi has no `handled`: a handled call answers the prompt as it stood, or `{}`)",
+    "pre_system_prompt": "`{inject}`: every plugin's text, newline-joined",
+    "post_system_prompt": "`{inject}`: every plugin's text, newline-joined",
+    "pre_tool": "`{block: true, message}`, or `{arguments}` (the arguments as the last handler left them)",
+    "pre_tool_output": "`{block: true, message}`, or `{output}` (pi-style `content` answers become its text)",
+    "pre_api_tools": "`{exclude}`, or `{include}` with the surviving tool names when any plugin included "
+                     "(a chibi answer may not carry both)",
+    "pre_api_request": "`{request_body}`: the top-level fields that changed, removed ones as `null`",
+    "pre_agentic_loop": "`{fallback, fuel}` as plugins set them (a configured default fallback is not an answer)",
+    "post_tool_batch": "`{fallback, fuel_delta}`, the deltas summed",
+    "pre_file_read": _DENY,
+    "pre_file_write": _DENY,
+    "pre_shell_exec": _DENY,
+    "pre_fetch_url": _DENY,
+    "pre_spawn_agent": "`{response}` or `{block: true, message}`",
+    "pre_cache_output": "`{summary}`",
+    "pre_send_message": "`{delivered: true, via}`",
+    "pre_clear": "`{cancel: true}`",
+    "pre_compact": "`{cancel: true}` or `{compaction}`",
+}
+
+
 class ChibiDialect(Dialect):
     name = "chibi"
     systems = ("chibi",)
+    shapes = SHAPES
+    observe_shape = "`{}`"
 
     def translate(self, name: str, payload: Any) -> Call:
         hook = self.resolve(name)

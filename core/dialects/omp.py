@@ -2,21 +2,8 @@
 
 Names are omp's (``session_before_branch``, ``session.compacting``, ``auto_retry_start``,
 ``ttsr_triggered``, ...); payloads and result shapes are pi's (see :mod:`.pi`). What differs is
-how the answers of several handlers combine. omp's ``HookRunner``:
-
-==================== =========================================================================
-event                omp rule (applied in this dialect only; canonical firing is untouched)
-==================== =========================================================================
-tool_call            the first ``block`` ends the call; otherwise the last returned result wins.
-                     Handlers cannot rewrite the input (they get a copy). A handler that raises
-                     blocks the call (fail-closed).
-tool_result          every handler sees the tool's own result; the last returned override wins
-                     (no chaining, no short-circuit)
-before_agent_start   the first returned message is kept; later ones are ignored
-session_before_*     the latest returned result is kept; ``cancel: true`` ends the call
-session.compacting   the latest returned result wins
-context              chained, as canonical
-==================== =========================================================================
+how the answers of several handlers combine: omp's ``HookRunner`` rules (:data:`RULES`) apply
+in this dialect only; firing canonically, or in the pi dialect, is untouched.
 """
 
 from __future__ import annotations
@@ -24,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..reducer import Reduction
+from .pi import SHAPES as PI_SHAPES
 from .pi import PiDialect
 
 if TYPE_CHECKING:
@@ -65,17 +53,49 @@ class LastResultReduction(Reduction):
                 self.result[name] = fields[name]
 
 
+_LATEST = "short-circuit(cancel), else the latest returned result (the whole answer, not field by field)"
+
+#: canonical hook -> omp's rule, where it differs from the canonical one (seed 002, HookRunner)
+RULES: dict[str, str] = {
+    "pre_tool": "short-circuit(block) + fail-closed, else the last returned result wins; "
+                "handlers cannot rewrite the input",
+    "pre_tool_output": "every handler sees the tool's own result; the last returned override wins "
+                       "(no chaining, no short-circuit)",
+    "before_agent_start": "first-result(message): the first returned message is kept, later ones ignored",
+    "pre_session_switch": _LATEST,
+    "pre_session_fork": _LATEST,
+    "pre_compact": _LATEST,
+    "pre_session_tree": _LATEST,
+    "on_compacting": "the latest returned result wins",
+}
+
 #: canonical hooks whose omp rule is "the latest result wins"
-LAST_RESULT_HOOKS = frozenset({
-    "pre_tool", "pre_tool_output", "pre_session_switch", "pre_session_fork", "pre_compact",
-    "pre_session_tree", "on_compacting",
-})
+LAST_RESULT_HOOKS = frozenset(RULES) - {"before_agent_start"}
+
+#: canonical hook -> omp's result shape: pi's, except where omp's rules make it another
+SHAPES: dict[str, str] = {
+    **PI_SHAPES,
+    "before_agent_start": "`{message: {customType, content, display, details}}`: the first message returned",
+    "pre_tool": "`{block: true, reason}`, or the last answer's `{reason}`; the input is never rewritten",
+    "pre_tool_output": "`{content?, details?, isError?}` of the last handler that returned an override",
+    "pre_session_fork": "`{cancel: true}` or `{skipConversationRestore}`",
+    "on_compacting": "`{context?, prompt?, preserveData?}` of the last handler that answered",
+}
+
+#: omp keeps pi's notes except where its own rule says otherwise
+NOTES: dict[str, str] = {
+    "pre_tool_output": "also fires when the tool failed (`isError: true`, the error text as `content`); "
+                       "the host rethrows the original error afterwards",
+}
 
 
 class OmpDialect(PiDialect):
     name = "omp"
     systems = ("omp",)
     mutable_input = False
+    shapes = SHAPES
+    rules = RULES
+    notes = NOTES
 
     def reduction(self, hook: str) -> Any:
         return LastResultReduction if hook in LAST_RESULT_HOOKS else None

@@ -12,25 +12,8 @@ Payloads: top-level camelCase keys become snake_case (``toolName`` -> ``tool_nam
 becomes ``arguments``, ``text`` of ``input`` becomes ``prompt``; the ``type`` discriminator is
 dropped. Nested host data (messages, entries, preparation, content blocks) passes unchanged.
 
-Results, in pi's shapes (None when no plugin had an opinion):
-
-==================== =====================================================================
-event                ``outcome.native``
-==================== =====================================================================
-input                ``{action: "continue"}``, ``{action: "transform", text[, images]}`` or
-                     ``{action: "handled"}`` (a canonical ``block`` is reported as handled)
-before_agent_start   ``{systemPrompt?, messages?}`` (messages accumulated, in order)
-context              ``{messages}``
-tool_call            ``{block: true, reason}``; a rewrite of the arguments is applied to the
-                     host's ``event.input`` object in place, as pi handlers do
-tool_result          ``{content?, details?, isError?}`` (a chibi-style ``output`` text becomes
-                     one text block; a ``block`` replaces the content by its message)
-session_before_*     ``{cancel}``, ``{skipConversationRestore}``, ``{compaction}``,
-                     ``{summary, label}``
-session (pi-agent)   as the session_before_* event its reason maps to
-resources_discover   ``{skillPaths, promptPaths, themePaths}``
-user_bash            ``{operations}`` or ``{result}``
-==================== =====================================================================
+Results are in pi's shapes (None when no plugin had an opinion); :data:`SHAPES` says which per
+hook, :data:`NOTES` what else differs from the canonical call (docs/dialects.md shows both).
 """
 
 from __future__ import annotations
@@ -50,13 +33,46 @@ RENAMES: dict[tuple[str, str], str] = {
     ("pre_message", "text"): "prompt",
 }
 
+#: (canonical hook, canonical key) -> pi key: the reverse of RENAMES
+NATIVE_KEYS: dict[tuple[str, str], str] = {(hook, canonical): key for (hook, key), canonical in RENAMES.items()}
+
+_CANCEL = "`{cancel: true}`"
+
+#: canonical hook -> pi's result shape (``outcome.native``); observe hooks: null
+SHAPES: dict[str, str] = {
+    "pre_message": '`{action: "continue"}`, `{action: "transform", text, images?}` or `{action: "handled"}` '
+                   "(a canonical `block` answer is reported as handled; `images` only when a plugin set them)",
+    "before_agent_start": "`{systemPrompt?, messages?}`: every plugin's message, in order, each "
+                          "`{customType, content, display, details}`",
+    "pre_llm_context": "`{messages}`",
+    "pre_tool": "`{block: true, reason}`, else null; a rewrite of the arguments is applied to the host's "
+                "`event.input` object in place (pi handlers mutate the event)",
+    "pre_tool_output": "`{content?, details?, isError?}`; a chibi-style `output` answer becomes one text block, "
+                       "a `block` answer replaces the content with its message",
+    "pre_session_switch": _CANCEL,
+    "pre_session_fork": "`{cancel?, skipConversationRestore?}`",
+    "pre_clear": _CANCEL,
+    "pre_compact": "`{cancel: true}` or `{compaction: {summary, firstKeptEntryId, tokensBefore, ...}}`",
+    "pre_session_tree": "`{cancel: true}` or `{summary: {summary, details?}, label?}`",
+    "resources_discover": "`{skillPaths, promptPaths, themePaths}`, each accumulated over the plugins",
+    "user_bash": "`{operations}` or `{result: {output, exitCode, cancelled, truncated}}` (the first answer)",
+}
+
+#: canonical hook -> what else holds in the pi dialect
+NOTES: dict[str, str] = {
+    "pre_tool_output": "also fires when the tool failed: the host sends `isError: true` and the error text "
+                       "as `content`; plugins may rewrite it, or flip `isError`",
+}
+
 #: result fields whose value is an object with pi-side camelCase keys of its own
 _NESTED = frozenset({"compaction", "result", "message"})
 
 
 class PiDialect(Dialect):
     name = "pi"
-    systems = ("pi-ext", "pi-agent")
+    systems: tuple[str, ...] = ("pi-ext", "pi-agent")
+    shapes = SHAPES
+    notes = NOTES
     #: a host may rewrite a tool call's arguments in place (pi yes, omp no)
     mutable_input = True
 
@@ -84,6 +100,9 @@ class PiDialect(Dialect):
         if hook == "pre_tool" and not self.mutable_input and isinstance(canonical.get("arguments"), dict):
             canonical["arguments"] = dict(canonical["arguments"])
         return Call(self.name, name, hook, canonical, payload, self.reduction(hook))
+
+    def native_key(self, hook: str, key: str) -> str:
+        return NATIVE_KEYS.get((hook, key)) or camel(key)
 
     def _session_reasons(self) -> list[str]:
         return [n.partition(":")[2] for n in self.names if n.startswith("session:")]
