@@ -33,6 +33,21 @@ class Variant:
     note: str = ""
 
 
+def _nested(command: str, levels: int) -> str:
+    """``bash -c '...'`` around ``command``, ``levels`` times, quoted properly (the text grows
+    about fivefold per level, so keep ``levels`` small)."""
+    import shlex
+
+    for _ in range(levels):
+        command = "bash -c " + shlex.quote(command)
+    return command
+
+
+def _quoted_subs(command: str, levels: int) -> str:
+    """``echo "$(echo "$(...)")"`` with ``command`` innermost, ``levels`` substitutions deep."""
+    return "echo " + '"$(echo ' * (levels - 1) + f'"$({command})"' + ')"' * (levels - 1)
+
+
 def sh(command: str, expect: str, rule: str | None = None, note: str = "") -> Variant:
     return Variant("pre_tool", command, expect, rule, note)
 
@@ -110,6 +125,17 @@ SHELL: dict[str, list[Variant]] = {
         sh("cd /tmp\nrm -rf ~", B, "rm-broad", "second line"),
         sh("rm -rf \\\n  /", B, "rm-broad", "line continuation"),
         sh("ls # tidy up\nrm -rf /", B, "rm-broad", "after a comment line"),
+        sh(_nested("rm -rf /", 6), B, "rm-broad", "six shells deep"),
+        sh("echo " + "$(echo " * 30 + "ls" + ")" * 30, B, "nesting",
+           "thirty command substitutions deep: not analysed"),
+        sh('echo "$(echo "$(rm -rf /)")"', B, "rm-broad", "quoted $(...) two deep: quoting restarts inside"),
+        sh(_quoted_subs("rm -rf /", 6), B, "rm-broad", "quoted $(...) six deep"),
+        sh(_quoted_subs("rm -rf /", 30), B, "nesting", "quoted $(...) thirty deep: not analysed"),
+        sh(_quoted_subs("ls", 3), A, None, "quoted $(...) three deep, harmless"),
+        sh('echo "`rm -rf ~`"', B, "rm-broad", "backticks inside double quotes"),
+        sh('bash -c "echo $(rm -rf ~)"', B, "rm-broad", "$(...) inside bash -c \"...\""),
+        sh('echo "$(rm -rf / ', B, "rm-broad", "unterminated $( and quote"),
+        sh('echo "a)b" "$(echo ")")"; rm -rf ~', B, "rm-broad", "parentheses inside quotes"),
         sh("sudo rm -rf /", B, "rm-broad"),
         sh("sudo -u root rm -rf /", B, "rm-broad"),
         sh("sudo -E -u admin /bin/rm -rf /", B, "rm-broad"),

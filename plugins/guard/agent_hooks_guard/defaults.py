@@ -20,6 +20,7 @@ RULES: dict[str, str] = {
     "protected-write": "writing, moving or deleting a protected path (.env, .git/, SSH keys, credentials)",
     "protected-read": "reading a secret file (.env, private keys, credential files)",
     "url": "fetching a denied URL (cloud metadata, paste/exfiltration sites, file:, embedded credentials)",
+    "nesting": "commands nested too deeply to analyse (bash -c inside bash -c ... 24 levels)",
     "deny-commands": "a command matching one of your `deny_commands` patterns",
 }
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from .paths import broadness, expand
-from .shell import PRIVILEGED, Command, reads_stdin_as_script
+from .shell import MAX_DEPTH, PRIVILEGED, TOO_DEEP, Command, reads_stdin_as_script
 
 if TYPE_CHECKING:
     from .policy import Policy
@@ -270,6 +270,11 @@ def url(cmd: Command, pol: Policy) -> Iterator[Finding]:
             return
 
 
+def nesting(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    if cmd.name == TOO_DEEP:
+        yield Finding("nesting", f"commands nested more than {MAX_DEPTH} levels deep are not analysed")
+
+
 def deny_commands(cmd: Command, pol: Policy) -> Iterator[Finding]:
     text = " ".join(cmd.argv)
     for pattern, rx in pol.deny_commands:
@@ -290,5 +295,6 @@ RULES: dict[str, Callable[[Command, Policy], Iterator[Finding]]] = {
     "protected-write": protected_write,
     "protected-read": protected_read,
     "url": url,
+    "nesting": nesting,
     "deny-commands": deny_commands,
 }

@@ -51,6 +51,10 @@ WRAPPERS: dict[str, frozenset[str]] = {
 #: wrappers whose first positional argument is not the command (timeout DURATION, flock FILE, ...)
 _WRAPPER_POSITIONALS = {"timeout": 1, "flock": 1, "chrt": 1, "taskset": 1}
 PRIVILEGED = frozenset({"sudo", "doas", "pkexec", "run0", "su"})
+#: how deep ``bash -c "bash -c '...'"`` and ``$(...)`` nest before the analysis stops
+MAX_DEPTH = 24
+#: the name of the command standing for text nested deeper than that
+TOO_DEEP = "<nested too deeply>"
 
 _OPERATORS = re.compile(r"\|\||&&|;;|\|&|<<<|<<|>>|<\(|>\(|>&|<&|&>>|&>|>\||[();<>|&]")
 _ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
@@ -146,13 +150,96 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
+def _skip_quoted(text: str, i: int) -> int:
+    """Index after the double-quoted string opening at ``text[i]`` (``$(...)`` inside skipped whole)."""
+    i += 1
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+        elif ch == '"':
+            return i + 1
+        elif ch == "$" and text.startswith("$(", i):
+            i = _substitution_end(text, i + 2)
+        else:
+            i += 1
+    return n
+
+
+def _substitution_end(text: str, i: int) -> int:
+    """Index after the ``)`` closing a ``$(`` whose body starts at ``i``; quoting starts afresh
+    inside, as in bash. Unterminated: the end of the text (the rest is the body)."""
+    depth, n = 1, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "'":
+            close = text.find("'", i + 1)
+            i = n if close < 0 else close + 1
+            continue
+        if ch == '"':
+            i = _skip_quoted(text, i)
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n
+
+
+def extract_substitutions(text: str, bodies: dict[str, str]) -> str:
+    """``text`` with each outermost ``$(...)`` body replaced by a placeholder word, added to
+    ``bodies`` (shared by a whole parse, so placeholders stay unique and resolvable at any level).
+
+    shlex knows nothing of ``"$(echo "$(rm -rf /)")"``, where quoting restarts inside ``$(``: it
+    would pair the wrong quotes and hide the inner command. Cutting the bodies out first leaves
+    the outer text with sane quoting; each body is parsed on its own, one level deeper. The scan
+    is linear in the text at every level, and the levels are bounded by MAX_DEPTH.
+    """
+    if "$(" not in text:
+        return text
+    out: list[str] = []
+    i = start = 0
+    n = len(text)
+    single = double = False
+    while i < n:
+        ch = text[i]
+        if ch == "\\" and not single:
+            i += 2
+            continue
+        if ch == "'" and not double:
+            single = not single
+        elif ch == '"' and not single:
+            double = not double
+        elif ch == "$" and not single and text.startswith("$(", i):
+            end = _substitution_end(text, i + 2)
+            body = text[i + 2:end - 1] if end <= n and text[end - 1:end] == ")" else text[i + 2:end]
+            key = f"__ahsub{len(bodies)}__"
+            bodies[key] = body
+            out.append(text[start:i])
+            out.append(f"$({key})")
+            i = start = end
+            continue
+        i += 1
+    out.append(text[start:])
+    return "".join(out)
+
+
 class _Parser:
-    def __init__(self, env: dict[str, str], depth: int) -> None:
+    def __init__(self, env: dict[str, str], depth: int, bodies: dict[str, str] | None = None) -> None:
         self.env = env
         self.depth = depth
         self.commands: list[Command] = []
+        self.bodies: dict[str, str] = {} if bodies is None else bodies
 
     def parse(self, text: str) -> list[Command]:
+        text = extract_substitutions(_prepare(text), self.bodies)
         tokens = tokenize(text)
         self._walk(tokens, 0, None)
         return self.commands
@@ -183,7 +270,7 @@ class _Parser:
                 continue
             comment = False
             if tok in (";", "&&", "||", "&", ";;"):
-                last = flush() or last
+                flush()
                 last = None
                 i += 1
             elif tok in ("|", "|&"):
@@ -225,9 +312,13 @@ class _Parser:
             elif (tok == "$" or tok.endswith("$")) and i + 1 < n and tokens[i + 1] == "(":
                 if tok != "$":
                     words.append(tok[:-1])
-                before = len(self.commands)
-                i = self._walk(tokens, i + 2, ")")
-                subs.extend(self.commands[before:])
+                if i + 3 < n and tokens[i + 2] in self.bodies and tokens[i + 3] == ")":
+                    subs.extend(self._sub(tokens[i + 2]))
+                    i += 4
+                else:
+                    before = len(self.commands)
+                    i = self._walk(tokens, i + 2, ")")
+                    subs.extend(self.commands[before:])
                 words.append("$(...)")
             elif tok.startswith("#") and not words:
                 comment = True
@@ -263,9 +354,13 @@ class _Parser:
             start = end + 1
 
     def _sub(self, text: str) -> list[Command]:
-        if self.depth > 8:
-            return []
-        inner = _Parser(self.env, self.depth + 1)
+        while text.strip() in self.bodies:  # a placeholder (or one standing for another)
+            text = self.bodies[text.strip()]
+        if self.depth >= MAX_DEPTH:
+            cmd = Command([TOO_DEEP], raw=[text])
+            self.commands.append(cmd)
+            return [cmd]
+        inner = _Parser(self.env, self.depth + 1, self.bodies)
         cmds = inner.parse(text)
         self.commands.extend(cmds)
         return cmds
