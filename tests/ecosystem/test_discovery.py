@@ -292,7 +292,10 @@ def test_a_cache_hit_does_not_import_importlib_metadata(site: FakeSite, tmp_path
     site.add("alpha", plain("alpha"))
     past = time.time() - 60
     os.utime(site.path, (past, past))
-    code = ("import sys; from agent_hooks_core import Runtime; rt = Runtime.from_settings(); "
+    # RACY_SECONDS = 0: the suite itself may have touched a sys.path directory (the repo root, a
+    # venv's site-packages) within the racy window, which would rightly refuse to cache
+    code = ("import sys; from agent_hooks_core import Runtime, discovery; discovery.RACY_SECONDS = 0; "
+            "rt = Runtime.from_settings(); "
             "print('alpha' in rt.plugins, 'importlib.metadata' in sys.modules, 'pydantic' in sys.modules, "
             "'typer' in sys.modules)")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site.path), *sys.path])}
