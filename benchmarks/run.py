@@ -1,0 +1,447 @@
+"""agent-hooks benchmarks: every figure is a ratio against a baseline measured in the same run.
+
+    python benchmarks/run.py            # the full table (a few minutes); also `tox -e bench`
+    python benchmarks/run.py --quick    # few iterations: checks that every row runs
+    python benchmarks/run.py --json     # rows as JSON, for comparing runs
+
+Machines here are noisy, so measurements of a figure and its baseline are interleaved and the
+median of several rounds is reported. Rows:
+
+B1  fire() of an observe hook (post_tool), 10 plugins      vs raw pluggy pm.hook.post_tool, same plugins
+B2  fire("pre_tool"): validation, chain, reduction          vs raw pluggy pm.hook.pre_tool, same plugins
+B3  afire("pre_tool") with async handlers                   vs B2's fire()
+B4  `agenthooks claude-code`, a fresh process per event,    vs python -c "import json,sys; json.load(sys.stdin)"
+    10 plugin distributions installed
+B5  Runtime.from_settings() in a fresh process with 200     vs the same with none (difference in ms)
+    extra distributions on sys.path (cached scan; cold too)
+B6  `agenthooks chibi` (agent-hooks as a chibi plugin)      vs the same plugin fired in-process
+B6b one chibi subprocess plugin                             vs the same logic as an in-process plugin
+B7  agenthooks serve (benchmarks/b7_serve.py, if present)
+G*  growth: fire("pre_tool") with 1/10/50 plugins; with 1 KB/100 KB/1 MB payloads
+
+A benchmark module ``benchmarks/b<N>_*.py`` may add rows: it defines ``run(quick: bool) ->
+list[dict]``, each dict with the keys of :class:`Row` (``name``, ``what``, ``value_s``,
+``baseline``, ``baseline_s``; ``ratio``, ``target``, ``note`` optional).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PY = sys.executable
+
+
+@dataclass
+class Row:
+    name: str
+    what: str
+    value_s: float
+    baseline: str
+    baseline_s: float
+    ratio: float | None = None
+    target: str = ""
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.ratio is None and self.baseline_s:
+            self.ratio = self.value_s / self.baseline_s
+
+
+# -- timing helpers --------------------------------------------------------------------------------
+
+
+def per_call(fn: Callable[[], Any], number: int) -> float:
+    start = time.perf_counter()
+    for _ in range(number):
+        fn()
+    return (time.perf_counter() - start) / number
+
+
+def interleaved(a: Callable[[], Any], b: Callable[[], Any], number: int, rounds: int) -> tuple[float, float]:
+    """Median seconds per call of ``a`` and ``b``, measured in alternating rounds."""
+    a(), b()  # warm up
+    ta, tb = [], []
+    for _ in range(rounds):
+        ta.append(per_call(a, number))
+        tb.append(per_call(b, number))
+    return statistics.median(ta), statistics.median(tb)
+
+
+def run_process(argv: list[str], stdin: bytes, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, input=stdin, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   check=False)
+    return time.perf_counter() - start
+
+
+def interleaved_processes(a: tuple[list[str], bytes, dict[str, str]], b: tuple[list[str], bytes, dict[str, str]],
+                          runs: int) -> tuple[float, float]:
+    run_process(*a), run_process(*b)  # warm the page cache and any on-disk caches
+    ta, tb = [], []
+    for _ in range(runs):
+        ta.append(run_process(*a))
+        tb.append(run_process(*b))
+    return statistics.median(ta), statistics.median(tb)
+
+
+# -- plugins ----------------------------------------------------------------------------------------
+
+
+def make_plugins(count: int, *, modify_every: int = 3, is_async: bool = False) -> list[tuple[str, Any]]:
+    """``count`` plugin objects with an observe ``post_tool`` and a ``pre_tool`` that changes the
+    arguments on every ``modify_every``-th plugin (so the chain and reduction do real work)."""
+    from agent_hooks_core import hookimpl
+
+    plugins = []
+    for i in range(count):
+        modifies = i % modify_every == 0
+
+        class Plugin:
+            @hookimpl
+            def post_tool(self, event: Any) -> None:
+                return None
+
+            if is_async:
+                @hookimpl
+                async def pre_tool(self, event: Any, _m: bool = modifies) -> Any:
+                    return {"arguments": {**event["arguments"], "checked": True}} if _m else None
+            else:
+                @hookimpl
+                def pre_tool(self, event: Any, _m: bool = modifies) -> Any:
+                    return {"arguments": {**event["arguments"], "checked": True}} if _m else None
+
+        plugins.append((f"p{i}", Plugin()))
+    return plugins
+
+
+def raw_pluggy(plugins: list[tuple[str, Any]]) -> Any:
+    import pluggy
+    from agent_hooks_core.hookspecs import specs
+    from agent_hooks_core.hookspecs.markers import PROJECT
+
+    pm = pluggy.PluginManager(PROJECT)
+    pm.add_hookspecs(specs)
+    for name, plugin in plugins:
+        pm.register(plugin, name=name)
+    return pm
+
+
+def runtime(plugins: list[tuple[str, Any]], **kw: Any) -> Any:
+    from agent_hooks_core import Runtime
+
+    return Runtime(plugins=plugins, **kw)
+
+
+PRE_TOOL = {"tool_name": "shell_exec", "arguments": {"command": "pytest -q"}, "tool_call_id": "t1"}
+POST_TOOL = {"tool_name": "shell_exec", "arguments": {"command": "pytest -q"}, "output": "3 passed"}
+
+
+# -- B1-B3: in-process fire --------------------------------------------------------------------------
+
+
+def bench_fire(quick: bool) -> list[Row]:
+    number, rounds = (200, 3) if quick else (5000, 9)
+    plugins = make_plugins(10)
+    rt, pm = runtime(plugins), raw_pluggy(plugins)
+    import warnings
+
+    warnings.simplefilter("ignore")  # pluggy warns that ctx is not passed: the raw call skips it
+
+    fire_obs, raw_obs = interleaved(lambda: rt.fire("post_tool", dict(POST_TOOL)),
+                                    lambda: pm.hook.post_tool(event=dict(POST_TOOL)), number, rounds)
+    fire_pre, raw_pre = interleaved(lambda: rt.fire("pre_tool", dict(PRE_TOOL)),
+                                    lambda: pm.hook.pre_tool(event=dict(PRE_TOOL)), number, rounds)
+
+    art = runtime(make_plugins(10, is_async=True))
+
+    async def many() -> float:
+        await art.afire("pre_tool", dict(PRE_TOOL))
+        start = time.perf_counter()
+        for _ in range(number):
+            await art.afire("pre_tool", dict(PRE_TOOL))
+        return (time.perf_counter() - start) / number
+
+    afires, fires = [], []
+    for _ in range(rounds):
+        afires.append(asyncio.run(many()))
+        fires.append(per_call(lambda: rt.fire("pre_tool", dict(PRE_TOOL)), number))
+    return [
+        Row("B1", "fire(post_tool), observe, 10 plugins", fire_obs, "raw pluggy pm.hook.post_tool", raw_obs,
+            target="<= 1.5x"),
+        Row("B2", "fire(pre_tool), chain + validation + reduction, 10 plugins", fire_pre,
+            "raw pluggy pm.hook.pre_tool", raw_pre, target="<= 3x"),
+        Row("B3", "afire(pre_tool), 10 async handlers", statistics.median(afires), "B2 fire (sync handlers)",
+            statistics.median(fires)),
+    ]
+
+
+# -- installed plugin distributions on a sys.path directory ----------------------------------------
+
+
+def make_site(root: Path, plugins: int, others: int) -> Path:
+    """A directory of ``plugins`` agent-hooks plugin distributions and ``others`` plain ones."""
+    site = root / f"site-{plugins}-{others}"
+    if site.exists():  # made by an earlier row of this run
+        return site
+    site.mkdir()
+    for i in range(plugins):
+        mod = f"ahbench_plugin_{i}"
+        (site / f"{mod}.py").write_text(textwrap.dedent("""
+            from agent_hooks_core import hookimpl
+
+            @hookimpl
+            def pre_tool(event):
+                if "rm -rf /" in str(event.arguments.get("command", "")):
+                    return {"block": True, "reason": "no"}
+                return None
+
+            @hookimpl
+            def post_tool(event):
+                return None
+            """))
+        info = site / f"ahbench_plugin_{i}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: ahbench-plugin-{i}\nVersion: 1.0\n")
+        (info / "entry_points.txt").write_text(f"[agent_hooks]\nbench{i} = {mod}\n")
+    for i in range(others):
+        info = site / f"ahbench_other_{i}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: ahbench-other-{i}\nVersion: 1.0\n")
+        if i % 2:
+            (info / "entry_points.txt").write_text(f"[console_scripts]\nother{i} = os:getcwd\n")
+    past = time.time() - 3600  # older than discovery's racy window, so scans are cached
+    for path in [site, *site.iterdir()]:
+        os.utime(path, (past, past))
+    return site
+
+
+def bench_env(home: Path, site: Path | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_HOOKS")}
+    env["AGENT_HOOKS_HOME"] = str(home)
+    paths = [str(site)] if site else []
+    env["PYTHONPATH"] = os.pathsep.join([*paths, *filter(None, [os.environ.get("PYTHONPATH")])])
+    env["AGENT_HOOKS_PLUGINS"] = ",".join(f"bench{i}" for i in range(10)) if site else ""
+    return env
+
+
+# -- B4: the Claude Code bridge ---------------------------------------------------------------------
+
+CC_EVENT = {"session_id": "bench", "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp", "permission_mode": "default",
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": "npm test", "description": "Run tests"}, "tool_use_id": "toolu_01"}
+
+
+def bench_bridge(quick: bool, tmp: Path) -> list[Row]:
+    runs = 5 if quick else 25
+    site = make_site(tmp, 10, 0)
+    home = tmp / "home-b4"
+    home.mkdir()
+    env = bench_env(home, site)
+    stdin = json.dumps(CC_EVENT).encode()
+    bridge = ([PY, "-m", "agent_hooks_core", "claude-code"], stdin, env)
+    bare = ([PY, "-c", "import json,sys; json.load(sys.stdin)"], stdin, env)
+    out = subprocess.run(bridge[0], input=stdin, env=env, capture_output=True, check=False)
+    note = "" if out.returncode == 0 else f"bridge exit {out.returncode}: {out.stderr.decode()[:80]}"
+    t_bridge, t_bare = interleaved_processes(bridge, bare, runs)
+    return [Row("B4", "agenthooks claude-code, process per event, 10 plugins", t_bridge,
+                "python -c json.load(stdin)", t_bare, target="<= 1.5x", note=note)]
+
+
+# -- B5: start-up with many installed distributions -------------------------------------------------
+
+STARTUP = ("import time; t = time.perf_counter(); from agent_hooks_core import Runtime; "
+           "rt = Runtime.from_settings(); print(time.perf_counter() - t)")
+
+
+def _startup(env: dict[str, str]) -> float:
+    out = subprocess.run([PY, "-c", STARTUP], env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
+
+
+def bench_startup(quick: bool, tmp: Path) -> list[Row]:
+    runs = 3 if quick else 15
+    crowded = make_site(tmp, 10, 190)
+    empty = tmp / "site-empty"
+    empty.mkdir()
+    home_a, home_b = tmp / "home-b5a", tmp / "home-b5b"
+    home_a.mkdir(), home_b.mkdir()
+    env_a, env_b = bench_env(home_a, crowded), bench_env(home_b, empty)
+    env_b["AGENT_HOOKS_PLUGINS"] = env_a["AGENT_HOOKS_PLUGINS"]  # same selection, nothing to find
+    cold_a = _startup(env_a)  # first run: scans and writes the cache
+    cold_b = _startup(env_b)
+    ta, tb = [], []
+    for _ in range(runs):
+        ta.append(_startup(env_a))
+        tb.append(_startup(env_b))
+    a, b = statistics.median(ta), statistics.median(tb)
+    return [
+        Row("B5", "from_settings() + import, 200 extra dists (10 plugins), cached scan", a,
+            "no extra dists", b, target="<= +20 ms", note=f"+{(a - b) * 1000:.1f} ms"),
+        Row("B5c", "the same, first run (cold: scan + cache write)", cold_a, "no extra dists, cold", cold_b,
+            note=f"+{(cold_a - cold_b) * 1000:.1f} ms"),
+    ]
+
+
+# -- B6: chibi both ways ----------------------------------------------------------------------------
+
+CHIBI_PLUGIN = ROOT / "tests" / "dialects" / "chibi_plugins" / "seed001" / "safety_guard"
+INPROC_SAFETY = ROOT / "examples" / "hooks" / "safety_guard.py"
+CHIBI_PAYLOAD = {"tool_name": "shell_exec", "arguments": {"command": "ls -la"}, "tool_call_id": "t1"}
+
+
+def bench_chibi(quick: bool, tmp: Path) -> list[Row]:
+    from agent_hooks_core import Runtime
+    from agent_hooks_core.dialects.chibi_plugins import load_directory
+
+    runs, number = (5, 20) if quick else (21, 200)
+    site = make_site(tmp, 10, 0)
+    home = tmp / "home-b6"
+    home.mkdir()
+    env = bench_env(home, site)
+    env["CHIBI_HOOK"] = "pre_tool"
+    stdin = json.dumps(CHIBI_PAYLOAD).encode()
+    as_plugin = ([PY, "-m", "agent_hooks_core", "chibi"], stdin, env)
+    # the same plugins in-process, imported from the same directory
+    sys.path.insert(0, str(site))
+    rt = Runtime(plugins=[(f"bench{i}", importlib.import_module(f"ahbench_plugin_{i}")) for i in range(10)])
+    t_proc = statistics.median(run_process(*as_plugin) for _ in range(runs))
+    t_inproc = statistics.median(per_call(lambda: rt.fire("pre_tool", dict(CHIBI_PAYLOAD), dialect="chibi"), number)
+                                 for _ in range(5))
+    sys.path.remove(str(site))
+
+    chibi_dir = tmp / "chibi"
+    chibi_dir.mkdir()
+    (chibi_dir / "safety_guard").write_bytes(CHIBI_PLUGIN.read_bytes())
+    (chibi_dir / "safety_guard").chmod(0o755)
+    sub_rt = Runtime(plugins=[])
+    load_directory(sub_rt, chibi_dir)
+    spec = importlib.util.spec_from_file_location("bench_safety_guard", INPROC_SAFETY)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    in_rt = Runtime(plugins=[("safety_guard", module)])
+    t_sub, t_in = interleaved(lambda: sub_rt.fire("pre_tool", dict(CHIBI_PAYLOAD)),
+                              lambda: in_rt.fire("pre_tool", dict(CHIBI_PAYLOAD)), max(1, number // 20), runs)
+    return [
+        Row("B6", "agenthooks chibi as a chibi plugin (process), 10 plugins", t_proc,
+            "the same plugins fired in-process", t_inproc),
+        Row("B6b", "one chibi subprocess plugin (seed 001 safety_guard)", t_sub,
+            "the same logic in-process (examples/hooks)", t_in),
+    ]
+
+
+# -- growth -----------------------------------------------------------------------------------------
+
+
+def bench_growth(quick: bool) -> list[Row]:
+    number = 50 if quick else 2000
+    rows = []
+    base = None
+    for count in (1, 10, 50):
+        rt = runtime(make_plugins(count))
+        t = statistics.median(per_call(lambda r=rt: r.fire("pre_tool", dict(PRE_TOOL)), number) for _ in range(5))
+        base = base or t
+        rows.append(Row(f"G{count}p", f"fire(pre_tool), {count} plugins", t, "1 plugin", base))
+    rt = runtime(make_plugins(10))
+    base = None
+    for label, size in (("1KB", 1 << 10), ("100KB", 100 << 10), ("1MB", 1 << 20)):
+        payload = {**PRE_TOOL, "arguments": {"command": "x" * size}}
+        n = max(5, number // (1 + size // 4096))
+        t = statistics.median(per_call(lambda p=payload: rt.fire("pre_tool", dict(p)), n) for _ in range(5))
+        base = base or t
+        rows.append(Row(f"G{label}", f"fire(pre_tool), 10 plugins, {label} payload", t, "1 KB payload", base))
+    return rows
+
+
+# -- extra benchmark modules ------------------------------------------------------------------------
+
+
+def extra_rows(quick: bool) -> list[Row]:
+    rows: list[Row] = []
+    for path in sorted(HERE.glob("b[0-9]*_*.py")):
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        if spec is None or spec.loader is None:
+            continue
+        module = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+            rows.extend(Row(**row) for row in module.run(quick))
+        except Exception as exc:  # a broken extra benchmark is a row, not a crash of the table
+            rows.append(Row(path.stem, f"failed: {exc}", 0.0, "", 0.0))
+    if not any(r.name.startswith("B7") for r in rows):
+        rows.append(Row("B7", "agenthooks serve: n/a (not built)", 0.0, "", 0.0))
+    return rows
+
+
+# -- output -----------------------------------------------------------------------------------------
+
+
+def fmt_time(seconds: float) -> str:
+    if seconds == 0:
+        return "-"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} us"
+    return f"{seconds * 1e3:.1f} ms"
+
+
+def table(rows: list[Row]) -> str:
+    head = ["row", "what", "time", "baseline", "baseline time", "ratio", "target", "note"]
+    body = [[r.name, r.what, fmt_time(r.value_s), r.baseline, fmt_time(r.baseline_s),
+             f"{r.ratio:.2f}x" if r.ratio else "-", r.target, r.note] for r in rows]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(cells) + " |" for cells in body]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="few iterations (a smoke run)")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument("--only", default="", help="comma-separated groups: fire,bridge,startup,chibi,growth,extra")
+    args = parser.parse_args(argv)
+    groups = set(filter(None, args.only.split(","))) or {"fire", "bridge", "startup", "chibi", "growth", "extra"}
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="ah-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        os.environ["AGENT_HOOKS_HOME"] = str(tmp / "home-inproc")
+        os.environ.pop("AGENT_HOOKS_PLUGINS", None)
+        if "fire" in groups:
+            rows += bench_fire(args.quick)
+        if "bridge" in groups:
+            rows += bench_bridge(args.quick, tmp)
+        if "startup" in groups:
+            rows += bench_startup(args.quick, tmp)
+        if "chibi" in groups:
+            rows += bench_chibi(args.quick, tmp)
+        if "growth" in groups:
+            rows += bench_growth(args.quick)
+        if "extra" in groups:
+            rows += extra_rows(args.quick)
+    if args.json:
+        print(json.dumps([asdict(r) for r in rows], indent=2))
+    else:
+        print(f"agent-hooks benchmarks ({'quick' if args.quick else 'full'}; Python {sys.version.split()[0]}, "
+              f"{os.cpu_count()} CPUs)\n")
+        print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
