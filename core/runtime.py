@@ -32,7 +32,14 @@ from .hookspecs import specs
 from .hookspecs.catalogue import BY_NAME, RUNTIME_HOOKS, HookDef, unknown_hook_message
 from .hookspecs.markers import PROJECT
 from .reducer import LoopState, Reduction
-from .timeouts import HandlerExit, await_with_timeout, call_with_timeout, is_foreign, run_coroutine
+from .timeouts import (
+    HandlerExit,
+    await_with_timeout,
+    call_with_timeout,
+    is_foreign,
+    run_coroutine,
+    timed_caller,
+)
 from .validation import check_payload
 
 log = logging.getLogger("agent_hooks")
@@ -382,6 +389,7 @@ class Runtime:
         start = time.perf_counter()
         hd, red, handlers, notes = self._prepare(hook, payload, reduction)
         timeout = self._timeout(hd)
+        timed = None if timeout is None or not handlers else timed_caller(timeout)
         called = 0
         reset = self._active.set((*self._active.get(), hook))
         try:
@@ -390,10 +398,10 @@ class Runtime:
                 try:
                     if h.is_async:
                         answer = run_coroutine(h.func(*h.args(red.event)), timeout)
-                    elif timeout is None:
+                    elif timed is None:
                         answer = h.func(*h.args(red.event))
                     else:
-                        answer = call_with_timeout(h.func, h.args(red.event), timeout)
+                        answer = timed(h.func, h.args(red.event))
                     if answer is not None and type(answer) is not dict and inspect.isawaitable(answer):
                         answer = run_coroutine(answer, timeout)  # a sync def returning a coroutine
                 except HookTimeout as exc:
@@ -431,6 +439,7 @@ class Runtime:
         start = time.perf_counter()
         hd, red, handlers, notes = self._prepare(hook, payload, reduction)
         timeout = self._timeout(hd)
+        timed = None if timeout is None or not handlers else timed_caller(timeout)
         called = 0
         reset = self._active.set((*self._active.get(), hook))
         try:
@@ -439,10 +448,10 @@ class Runtime:
                 try:
                     if h.is_async:
                         answer = await await_with_timeout(h.func(*h.args(red.event)), timeout)
-                    elif timeout is None:
+                    elif timed is None:
                         answer = h.func(*h.args(red.event))
                     else:
-                        answer = call_with_timeout(h.func, h.args(red.event), timeout)
+                        answer = timed(h.func, h.args(red.event))
                     if answer is not None and type(answer) is not dict and inspect.isawaitable(answer):
                         answer = await await_with_timeout(answer, timeout)
                 except HookTimeout as exc:
