@@ -13,7 +13,6 @@ plugins named in ``order`` come first (in that order), then the others in load o
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import re
@@ -463,7 +462,7 @@ class Runtime:
                 except KeyboardInterrupt:
                     raise
                 except BaseException as exc:
-                    if isinstance(exc, asyncio.CancelledError) and _host_cancelled():
+                    if _is_cancellation(exc) and _host_cancelled():
                         raise  # the host cancelled this afire: not the handler's failure
                     if red.fail(h.plugin, _describe(exc)):
                         break
@@ -576,8 +575,16 @@ def _check_timeout(name: str, value: Any) -> float | None:
     return float(value)
 
 
+def _is_cancellation(exc: BaseException) -> bool:
+    import asyncio  # afire runs in a loop, so asyncio is imported already: this costs nothing
+
+    return isinstance(exc, asyncio.CancelledError)
+
+
 def _host_cancelled() -> bool:
     """True when the task running afire is being cancelled (before 3.11: assume so)."""
+    import asyncio
+
     task = asyncio.current_task()
     cancelling = getattr(task, "cancelling", None)
     return True if cancelling is None else bool(cancelling())

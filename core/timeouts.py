@@ -18,16 +18,18 @@ HTTP call, a busy loop) is interrupted too.
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import contextvars
 import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable, Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import HookTimeout
+
+if TYPE_CHECKING:
+    import asyncio
 
 try:  # the C function: signal.getsignal's enum wrapping of a Python handler costs ~4 us per fire
     from _signal import getsignal as _getsignal
@@ -237,6 +239,8 @@ async def await_with_timeout(aw: Awaitable[Any], timeout: float | None) -> Any:
             return await aw
         except SystemExit as exc:
             raise HandlerExit(exc.code) from None
+    import asyncio  # only async handlers need it: kept off the import of the package (~20 ms)
+
     wd = _main_watchdog()
     if wd is not None:
         aw = _Guarded(aw, time.monotonic() + timeout, wd)
@@ -262,6 +266,8 @@ def _close_main_loop() -> None:
 
 def _run_in_main_loop(coro: Awaitable[Any]) -> Any:
     """Run ``coro`` on a loop kept for the main thread (asyncio.run costs ~10x more per call)."""
+    import asyncio
+
     global _MAIN_LOOP
     loop = _MAIN_LOOP
     if loop is None or loop.is_closed():
@@ -284,6 +290,8 @@ def run_coroutine(aw: Awaitable[Any], timeout: float | None) -> Any:
     Elsewhere (another thread, or a loop already running here): ``asyncio.run`` in a worker
     thread the caller stops waiting for at the deadline.
     """
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
