@@ -226,10 +226,32 @@ def make_site(root: Path, plugins: int, others: int) -> Path:
         (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: ahbench-other-{i}\nVersion: 1.0\n")
         if i % 2:
             (info / "entry_points.txt").write_text(f"[console_scripts]\nother{i} = os:getcwd\n")
+    compile_bytecode(site)
     past = time.time() - 3600  # older than discovery's racy window, so scans are cached
     for path in [site, *site.iterdir()]:
         os.utime(path, (past, past))
     return site
+
+
+def compile_bytecode(*dirs: Path) -> None:
+    """Write .pyc files, as ``pip install`` does: with PYTHONDONTWRITEBYTECODE set (common in
+    containers) an editable checkout would otherwise be recompiled by every bridge process."""
+    import compileall
+
+    for d in dirs:
+        compileall.compile_dir(str(d), quiet=2)
+
+
+def installed_code() -> list[Path]:
+    """The directories of agent_hooks_core and the first-party plugins, wherever installed."""
+    import agent_hooks_core
+
+    dirs = [Path(agent_hooks_core.__file__).parent]
+    for name in ("agent_hooks_core.hookspecs", "agent_hooks_guard", "agent_hooks_audit"):
+        spec = importlib.util.find_spec(name)
+        if spec and spec.submodule_search_locations:
+            dirs.extend(Path(p) for p in spec.submodule_search_locations)
+    return dirs
 
 
 def bench_env(home: Path, site: Path | None) -> dict[str, str]:
@@ -280,6 +302,8 @@ def bench_startup(quick: bool, tmp: Path) -> list[Row]:
     crowded = make_site(tmp, 10, 190)
     empty = tmp / "site-empty"
     empty.mkdir()
+    past = time.time() - 3600  # a fresh directory is within discovery's racy window: never cached
+    os.utime(empty, (past, past))
     home_a, home_b = tmp / "home-b5a", tmp / "home-b5b"
     home_a.mkdir(), home_b.mkdir()
     env_a, env_b = bench_env(home_a, crowded), bench_env(home_b, empty)
@@ -418,6 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     groups = set(filter(None, args.only.split(","))) or {"fire", "bridge", "startup", "chibi", "growth", "extra"}
     rows: list[Row] = []
+    compile_bytecode(*installed_code())
     with tempfile.TemporaryDirectory(prefix="ah-bench-") as tmp_name:
         tmp = Path(tmp_name)
         os.environ["AGENT_HOOKS_HOME"] = str(tmp / "home-inproc")

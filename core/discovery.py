@@ -121,13 +121,30 @@ _MEMO: tuple[Any, list[EntryPointRecord]] | None = None
 
 def _stamps() -> list[list[Any]]:
     stamps: list[list[Any]] = []
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = ""
     for entry in sys.path:
+        if entry in ("", ".", cwd):
+            # the current directory (``python -m``): an agent's project, whose mtime changes with
+            # every file the agent writes; only the distributions in it matter to the scan
+            stamps.append([entry, _distributions_in(".")])
+            continue
         try:
-            mtime: int | None = os.stat(entry or ".").st_mtime_ns
+            mtime: int | None = os.stat(entry).st_mtime_ns
         except OSError:
             mtime = None
         stamps.append([entry, mtime])
     return stamps
+
+
+def _distributions_in(directory: str) -> list[str] | None:
+    try:
+        with os.scandir(directory) as it:
+            return sorted(e.name for e in it if e.name.endswith((".dist-info", ".egg-info")))
+    except OSError:
+        return None
 
 
 def _cache_file() -> Path:
@@ -188,7 +205,7 @@ def scan_entry_points(use_cache: bool = True) -> list[EntryPointRecord]:
             pass
     records = _scan_metadata()
     racy_after = time.time_ns() - int(RACY_SECONDS * 1e9)
-    if any(m is not None and m >= racy_after for _, m in stamps):
+    if any(type(m) is int and m >= racy_after for _, m in stamps):
         _MEMO = None
         return list(records)
     _MEMO = (stamps, records)
