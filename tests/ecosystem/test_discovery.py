@@ -349,3 +349,17 @@ def test_chibi_plugin_directory_goes_to_the_chibi_loader(tmp_path: Path, monkeyp
     assert seen == [tmp_path / "chibi"]
     rt = load_runtime(chibi_plugins=tmp_path / "missing")
     assert any("does not exist" in e.message for e in rt.load_errors)
+
+
+def test_the_current_directory_is_stamped_by_its_distributions_not_its_mtime(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # python -m puts the cwd (an agent's project) on sys.path; files it writes must not bust the cache
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", ["", str(tmp_path)])
+    before = discovery._stamps()
+    (tmp_path / "notes.txt").write_text("edited by the agent")
+    os.utime(tmp_path, (time.time() + 5, time.time() + 5))
+    assert discovery._stamps() == before
+    (tmp_path / "extra-1.0.dist-info").mkdir()
+    after = discovery._stamps()
+    assert after != before and after[0][1] == ["extra-1.0.dist-info"]
