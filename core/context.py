@@ -9,11 +9,12 @@ from __future__ import annotations
 import os
 import re
 import signal
-import subprocess
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    import subprocess
+
     from .runtime import Runtime
 
 
@@ -106,6 +107,8 @@ def run_command(
     cwd: str | None = None, input: str | None = None, env: dict[str, str] | None = None,
 ) -> ExecResult:
     """Run ``cmd args...`` without a shell; on timeout kill its whole process group."""
+    import subprocess  # kept off the import of the package: bridge processes rarely exec
+
     try:
         proc = subprocess.Popen(
             [cmd, *args], cwd=cwd, env=env, text=True, start_new_session=True,

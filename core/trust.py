@@ -18,7 +18,6 @@ What is pinned:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -44,6 +43,12 @@ class TrustItem:
     digest: str
 
 
+def _sha256(data: bytes = b"") -> Any:
+    import hashlib  # only projects with local code pay for it (~2 ms per bridge process)
+
+    return hashlib.sha256(data)
+
+
 def store_path() -> Path:
     return user_dir() / TRUST_FILE
 
@@ -63,7 +68,7 @@ def _write_store(data: dict[str, Any]) -> None:
 
 
 def file_digest(path: Path) -> str:
-    h = hashlib.sha256()
+    h = _sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 16), b""):
             h.update(chunk)
@@ -71,7 +76,7 @@ def file_digest(path: Path) -> str:
 
 
 def dir_digest(path: Path) -> str:
-    h = hashlib.sha256()
+    h = _sha256()
     for file in sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         h.update(str(file.relative_to(path)).encode() + b"\0" + file_digest(file).encode() + b"\0")
     return "sha256:" + h.hexdigest()
@@ -83,7 +88,7 @@ def settings_digest(settings: Settings) -> str | None:
     if project is None or not any(project.has(k) for k in CODE_KEYS):
         return None
     payload = json.dumps({k: project.get(k) for k in CODE_KEYS}, sort_keys=True)
-    return "sha256:" + hashlib.sha256(payload.encode()).hexdigest()
+    return "sha256:" + _sha256(payload.encode()).hexdigest()
 
 
 def _key(path: Path) -> str:
