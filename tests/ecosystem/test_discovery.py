@@ -298,7 +298,9 @@ def test_a_cache_hit_does_not_import_importlib_metadata(site: FakeSite, tmp_path
             "rt = Runtime.from_settings(); "
             "print('alpha' in rt.plugins, 'importlib.metadata' in sys.modules, 'pydantic' in sys.modules, "
             "'typer' in sys.modules)")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site.path), *sys.path])}
+    # no bytecode: the first run's __pycache__ for alpha would change the site directory's mtime
+    # (a real change to a sys.path entry, so the second run would rightly rescan)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site.path), *sys.path]), "PYTHONDONTWRITEBYTECODE": "1"}
     subprocess.run([sys.executable, "-c", code], check=True, env=env, capture_output=True)
     out = subprocess.run([sys.executable, "-c", code], check=True, env=env, capture_output=True, text=True)
     assert out.stdout.split() == ["True", "False", "False", "False"], out.stderr
