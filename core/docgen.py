@@ -13,6 +13,7 @@ import re
 import sys
 import types
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -264,23 +265,30 @@ def _hook_section(hd: HookDef) -> list[str]:
     return lines
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agent_hooks_core.docgen", description=__doc__.splitlines()[0])
+def write_generated(prog: str, description: str, render: Callable[[], str], default: Callable[[], Path],
+                    argv: list[str] | None = None) -> int:
+    """The command line of a generated document: write it, or ``--check`` that it is current."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--check", action="store_true", help="exit 1 when the file is stale; write nothing")
-    parser.add_argument("-o", "--output", type=Path, default=None, help="default: docs/hooks.md of the source tree")
+    parser.add_argument("-o", "--output", type=Path, default=None, help=f"default: {default()}")
     args = parser.parse_args(argv)
-    target = args.output or default_target()
+    target = args.output or default()
     text = render()
     if args.check:
         current = target.read_text(encoding="utf-8") if target.exists() else ""
         if current != text:
-            print(f"{target} is stale; run: python -m agent_hooks_core.docgen", file=sys.stderr)
+            print(f"{target} is stale; run: {prog}", file=sys.stderr)
             return 1
         return 0
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
     print(f"wrote {target}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return write_generated("python -m agent_hooks_core.docgen", __doc__.splitlines()[0], render, default_target,
+                           argv)
 
 
 # keep the catalogue import explicit: docgen documents it even when nothing else here uses it

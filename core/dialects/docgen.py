@@ -8,7 +8,6 @@ catalogue (seed names, canonical rules), the dialects (``shapes``, ``rules``, ``
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -272,24 +271,10 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agent_hooks_core.dialects.docgen",
-                                     description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when the file is stale; write nothing")
-    parser.add_argument("-o", "--output", type=Path, default=None,
-                        help="default: docs/dialects.md of the source tree")
-    args = parser.parse_args(argv)
-    target = args.output or default_target()
-    text = render()
-    if args.check:
-        current = target.read_text(encoding="utf-8") if target.exists() else ""
-        if current != text:
-            print(f"{target} is stale; run: python -m agent_hooks_core.dialects.docgen", file=sys.stderr)
-            return 1
-        return 0
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
-    print(f"wrote {target}")
-    return 0
+    from ..docgen import write_generated
+
+    return write_generated("python -m agent_hooks_core.dialects.docgen", (__doc__ or "").splitlines()[0], render,
+                           default_target, argv)
 
 
 if __name__ == "__main__":
