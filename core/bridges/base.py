@@ -1,0 +1,77 @@
+"""The contract between host adapters and transports.
+
+A **host adapter** (one module or package per host under ``agent_hooks_core.bridges``) turns one
+host event, a dict, into canonical fires on a :class:`~agent_hooks_core.runtime.Runtime` and returns
+the host's answer as a :class:`HostAnswer`. It does no I/O of its own: no stdin, stdout, sockets or
+process exit. A **transport** (the per-event process, HTTP, the unix socket, stdio JSON lines)
+carries the event to the adapter and the answer back, and owns everything around it: reading and
+bounding input, building or reusing the runtime, timeouts, and turning its own failures into
+:meth:`HostAdapter.failure`.
+
+Standard library only: bridge processes import this before anything else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ..runtime import Runtime
+
+
+@dataclass
+class HostAnswer:
+    """What the host gets back for one event, in its own terms.
+
+    ``body`` is the JSON value the host reads (a command hook's stdout, an HTTP response body,
+    a stdio reply), or None for "nothing to say". ``stderr`` lines are for a command hook's
+    stderr (a host that reads the reason from stderr on exit 2 gets it there). ``exit_code`` is the
+    command hook's exit status; transports that have no exit code (HTTP, stdio) send ``body`` and,
+    where the host needs it, map a non-zero code into the body themselves via the adapter.
+    """
+
+    body: Any = None
+    stderr: list[str] = field(default_factory=list)
+    exit_code: int = 0
+    #: True when the answer stops the host's action (a deny or block): transports count it and
+    #: `agenthooks serve status` reports it; never used to decide what is sent
+    blocked: bool = False
+
+
+class HostAdapter(Protocol):
+    """One host's protocol. Implementations are stateless module-level objects."""
+
+    #: the host's name as users type it: ``agenthooks install <name>``, ``/hosts/<name>`` over HTTP
+    name: str
+
+    def event_name(self, event: Mapping[str, Any]) -> str | None:
+        """The host's name for this event (``PreToolUse``, ``BeforeTool``…), None if unknown."""
+        ...
+
+    def is_gating(self, event_name: str | None) -> bool:
+        """True where the host decides from our answer whether an action runs: any failure of ours
+        on such an event must end in a deny/block (:meth:`failure`)."""
+        ...
+
+    def runtime_options(self, event: Mapping[str, Any]) -> dict[str, Any]:
+        """Keyword arguments for ``Runtime.from_settings`` taken from the event: ``cwd``,
+        ``session_id``, ``session_file``, ``host``… (the transport adds ui, hooks and settings)."""
+        ...
+
+    def handle(self, rt: Runtime, event: dict[str, Any]) -> HostAnswer:
+        """Fire the canonical hooks for ``event`` and render the host's answer.
+
+        Raises ``BridgeInputError`` for an event it cannot understand; the transport turns that
+        (and anything else raised) into :meth:`failure`."""
+        ...
+
+    def failure(self, event_name: str | None, problem: str) -> HostAnswer:
+        """Our side failed (``problem`` is one line): a deny/block on gating events, else the
+        host's non-blocking error."""
+        ...
+
+
+class BridgeInputError(Exception):
+    """The host sent an event the adapter cannot understand (missing or mistyped fields)."""
