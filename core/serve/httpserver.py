@@ -192,6 +192,7 @@ class Handler(BaseHTTPRequestHandler):
 
 class TCPServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 256  # hosts fire hooks in parallel: the stdlib's 5 resets connections
     allow_reuse_address = True
     tcp = True
 
@@ -210,6 +211,7 @@ class TCPServer(ThreadingHTTPServer):
 
 class UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
+    request_queue_size = 256
     tcp = False
     token = ""
 

@@ -37,6 +37,13 @@ class Service:
     def __init__(self, pool: Pool | None = None, deadline: float | None = None) -> None:
         self.pool = pool or Pool()
         self.stats = Stats()
+        if deadline is None:  # the same override as the per-event process (tests, slow machines)
+            import os
+
+            try:
+                deadline = float(os.environ.get("AGENT_HOOKS_ANSWER_DEADLINE", "")) or None
+            except ValueError:
+                deadline = None
         self.deadline = deadline
         self._adapters: dict[str, Any] = {}
 
