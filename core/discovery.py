@@ -65,6 +65,8 @@ CACHE_VERSION = 1
 
 #: the statuses a plugin can have
 LOADED, DISABLED, FAILED, UNTRUSTED = "loaded", "disabled", "failed", "untrusted"
+#: the reason of a plugin switched off for one run (``disabled_extra``, ``-p no:NAME``)
+RUN_DISABLED = "disabled for this run (-p no:NAME)"
 
 
 @dataclass(frozen=True)
@@ -272,8 +274,13 @@ class Plan:
 
 def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (),
          chibi_plugins: str | os.PathLike[str] | None = None, autoload: bool | None = None,
-         use_cache: bool = True) -> Plan:
-    """Every candidate plugin in load order with its status, importing nothing."""
+         use_cache: bool = True, disabled_extra: Iterable[str] = ()) -> Plan:
+    """Every candidate plugin in load order with its status, importing nothing.
+
+    ``disabled_extra`` disables plugins for this run only (``agenthooks -p no:NAME``), over
+    any settings file.
+    """
+    extra_off = list(disabled_extra)
     from . import trust
     from .trust import expand_hook_path
 
@@ -336,6 +343,8 @@ def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (
             enabled, why = settings.plugin_state([name])
             if not enabled:
                 cand.status, cand.reason = DISABLED, why
+            elif any(cand.matches(n) for n in extra_off):
+                cand.status, cand.reason = DISABLED, RUN_DISABLED
         by_path[key] = cand
         candidates.append(cand)
 
@@ -364,6 +373,8 @@ def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (
             enabled, why = settings.plugin_state(cand.names)
             if not enabled:
                 cand.status, cand.reason = DISABLED, why
+            elif any(cand.matches(n) for n in extra_off):
+                cand.status, cand.reason = DISABLED, RUN_DISABLED
         candidates.append(cand)
     for selected in env or ():
         if not any(c.matches(selected) for c in candidates if c.source == "entry-point"):
@@ -383,6 +394,9 @@ def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (
                 if chibi_reason is None and configured[0].is_dir():
                     chibi_reason = trust_of().dir_reason(configured[0])
 
+    for name in extra_off:
+        if not any(c.matches(name) for c in candidates):
+            warnings.append(f"-p no:{name} names {name!r}, which matches no plugin")
     for name, where, origin in settings.names_mentioned():
         if not any(c.matches(name) for c in candidates):
             warnings.append(f"{origin}: {where} names {name!r}, which matches no plugin")
@@ -416,6 +430,7 @@ def load_runtime(
     timeouts: dict[str, float | None] | None = None,
     order: Iterable[str] | None = None,
     plugin_config: dict[str, Any] | None = None,
+    disabled_extra: Iterable[str] = (),
     **runtime_options: Any,
 ) -> Runtime:
     """Build a :class:`Runtime` from settings, installed plugins and local hook files.
@@ -424,7 +439,8 @@ def load_runtime(
     ``settings_path``: it replaces the user settings file); ``hooks=`` is an alias of ``hook_paths``.
     Explicit arguments win over settings: ``hook_timeout``, ``timeouts`` (merged per hook),
     ``order``, ``plugin_config`` (merged over each ``[plugins.<name>]`` section), ``autoload``
-    (over ``AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD``), ``trace`` (over ``AGENT_HOOKS_TRACE``).
+    (over ``AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD``), ``trace`` (over ``AGENT_HOOKS_TRACE``),
+    ``disabled_extra`` (plugin names disabled for this run only, like ``-p no:NAME``).
     Other keyword arguments go to :class:`Runtime` (``session_file``, ``on_send_message``, ...).
 
     Raises :class:`~agent_hooks_core.settings.SettingsError` for an unreadable settings file;
@@ -439,7 +455,7 @@ def load_runtime(
     if settings is None:
         settings = load_settings(cwd_str, settings_path)
     the_plan = plan(settings, hook_paths=hook_paths, chibi_plugins=chibi_plugins, autoload=autoload,
-                    use_cache=use_cache)
+                    use_cache=use_cache, disabled_extra=disabled_extra)
 
     wanted_order = list(order) if order is not None else settings.order
     resolved_order: list[str] = []

@@ -365,3 +365,18 @@ def test_the_current_directory_is_stamped_by_its_distributions_not_its_mtime(
     (tmp_path / "extra-1.0.dist-info").mkdir()
     after = discovery._stamps()
     assert after != before and after[0][1] == ["extra-1.0.dist-info"]
+
+
+def test_disabled_extra_switches_a_plugin_off_for_one_run(site: FakeSite, tmp_path: Path) -> None:
+    site.add("alpha", "raise RuntimeError('imported!')\n")
+    local = write(tmp_path / "local.py", plain("local"))
+    site.add("beta", plain("beta"))
+    rt = load_runtime(hook_paths=[local], disabled_extra=["agent-hooks-alpha", "local", "nosuch"])
+    assert not site.imported("alpha")
+    for name in ("alpha", "local"):
+        assert rt.plugin_info[name].status == "disabled"
+        assert rt.plugin_info[name].reason == discovery.RUN_DISABLED
+    assert "beta" in rt.plugins
+    the_plan = discovery.plan_of(rt)
+    assert the_plan is not None and any("'nosuch'" in w for w in the_plan.warnings)
+    assert "alpha" in load_runtime().plugin_info and load_runtime().plugin_info["alpha"].status == "failed"
