@@ -177,6 +177,8 @@ class Runtime:
         self.load_errors: list[HookError] = []
         #: what discovery learned about each plugin (name -> PluginInfo); empty for explicit lists
         self.plugin_info: dict[str, Any] = {}
+        #: what discovery built this runtime from (a ``discovery.Loaded``); None for explicit lists
+        self.discovery: Any = None
         self.pm = pluggy.PluginManager(PROJECT)
         self.pm.add_hookspecs(specs)
         self._load_index: dict[str, int] = {}
