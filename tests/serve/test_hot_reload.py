@@ -76,20 +76,22 @@ def test_install_a_wheel_then_disable_it_while_the_server_runs(serve_home, tmp_p
         srv.stop()
 
 
-def test_project_settings_are_per_cwd(serve_home, tmp_path):
-    hook = tmp_path / "hook.py"
-    hook.write_text(PLUGIN)
+def test_project_hook_files_run_only_where_trusted_and_only_while_unchanged(serve_home, tmp_path):
     one, two = tmp_path / "one", tmp_path / "two"
     for p in (one, two):
         (p / ".agent-hooks").mkdir(parents=True)
-    (two / ".agent-hooks" / "settings.toml").write_text('disabled = ["hook"]\n')
+        (p / ".agent-hooks" / "deny.py").write_text(PLUGIN)
+        (p / ".agent-hooks" / "settings.toml").write_text('hooks = [".agent-hooks/deny.py"]\n')
     srv = start_server(serve_home)
     try:
-        path = f"/hosts/claude-code?arg=--hook&arg={hook}"
-        raw = {p: json.dumps(event("PreToolUse", str(p), tool_input={"command": "deploy"})).encode() for p in (one, two)}
-        answers = {p: json.loads(srv.tcp("POST", path, raw[p])[1]) for p in (one, two)}
-        assert answers[one]["hookSpecificOutput"]["permissionDecision"] == "deny"
-        assert answers[two] == {}
+        trust = subprocess.run([sys.executable, "-m", "agent_hooks_core", "trust", str(two)], env=srv.run_env(),
+                               capture_output=True, text=True, timeout=60)
+        assert trust.returncode == 0, trust.stderr
+        assert _decision(srv, one) is None  # untrusted: its hook code never runs in the server either
+        assert _decision(srv, two) == "deny"
         assert srv.status()["runtimes"] == 2
+        # the trusted file changes: it is no longer what was trusted, so the next event does not run it
+        (two / ".agent-hooks" / "deny.py").write_text(PLUGIN + "\n# changed\n")
+        assert _decision(srv, two) is None
     finally:
         srv.stop()
