@@ -143,3 +143,38 @@ def test_oversized_input_is_refused(tmp_path, monkeypatch):
     assert len(raw) > 100
     assert claude_code.main(["--event", "PreToolUse"], stdin=io.BytesIO(raw), stdout=out, stderr=err) == 0
     assert "larger than" in json.loads(out.getvalue())["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+@pytest.mark.parametrize(("tool", "tool_input", "message"), [
+    ("Bash", None, "PreToolUse event without tool_input"),
+    ("Bash", {}, "Bash tool_input.command is missing"),
+    ("Bash", {"command": ["bash", "-lc", "rm -rf /"]}, "Bash tool_input.command is a list, not a string"),
+    ("Bash", {"command": 3}, "Bash tool_input.command is a number, not a string"),
+    ("Bash", {"command": None}, "Bash tool_input.command is missing"),
+    ("Bash", {"command": ""}, "Bash tool_input.command is empty"),
+    ("Write", {"content": "x"}, "Write tool_input.file_path is missing"),
+    ("WebFetch", {"url": {"href": "x"}}, "WebFetch tool_input.url is an object, not a string"),
+])
+def test_a_pre_tool_use_the_bridge_cannot_understand_is_denied(tmp_path, tool, tool_input, message):
+    import io
+
+    from agent_hooks_core.bridges import claude_code
+
+    ev = event("PreToolUse", str(tmp_path), tool_name=tool, tool_input=tool_input)
+    if tool_input is None:
+        del ev["tool_input"]
+    from agent_hooks_core import Runtime, hookimpl
+
+    class Allower:
+        @hookimpl
+        def pre_tool(self, event):
+            return None
+
+    def factory(*, hooks, settings, **options):
+        return Runtime(plugins=[("allower", Allower())], **options)
+
+    out = io.StringIO()
+    code = claude_code.main([], stdin=io.BytesIO(json.dumps(ev).encode()), stdout=out, stderr=io.StringIO(),
+                            runtime_factory=factory)
+    answer = json.loads(out.getvalue())["hookSpecificOutput"]
+    assert (code, answer["permissionDecision"]) == (0, "deny") and message in answer["permissionDecisionReason"]
