@@ -1,6 +1,7 @@
 """``agenthooks`` entry point.
 
-Host-facing commands that run once per agent event (``claude-code``, ``chibi``) are dispatched
+Host-facing commands that run once per agent event (``claude-code``, ``chibi``, and the quick
+cases of ``serve``: ``serve start`` when running, ``serve --stdio``) are dispatched
 here before typer, rich or pydantic are imported: they are a fresh process per event and their
 start-up time is the hook's latency. Everything else goes to the typer app.
 """
@@ -13,6 +14,7 @@ import sys
 FAST_COMMANDS = {
     "claude-code": "agent_hooks_core.bridges.claude_code:main",
     "chibi": "agent_hooks_core.dialects.chibi_exec:main",
+    "serve": "agent_hooks_core.serve.fastcli:main",
 }
 
 
