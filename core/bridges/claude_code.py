@@ -232,8 +232,9 @@ RuntimeFactory = Callable[..., "Runtime"]
 
 def default_runtime_factory(*, cwd: str, hooks: list[str], settings: str | None, **options: Any) -> Runtime:
     """The installed plugins and local hook files, with the user's and the project's settings."""
-    from ..runtime import Runtime
+    from ..runtime import BRIDGE_GATE_TIMEOUT, Runtime
 
+    options.setdefault("gate_timeout", BRIDGE_GATE_TIMEOUT)  # pre_tool answers before the host gives up
     if hooks:
         options["hook_paths"] = list(hooks)
     if settings:
