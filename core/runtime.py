@@ -26,7 +26,7 @@ from typing import Any
 import pluggy
 
 from .context import HookContext, NoUI
-from .engine import HandlerCalls, MetaSink, run_async, run_bounded, run_here
+from .engine import HandlerCalls, MetaSink, Timed, run_async, run_bounded, run_here
 from .errors import ConfigError, HookError, PluginError, UnknownHookError, describe
 from .event import HookEvent
 from .hookspecs import specs
@@ -422,6 +422,7 @@ class Runtime:
 
     async def _arun(self, hook: str, calls: HandlerCalls) -> None:
         timeout = calls.timeout
+        timed: Timed | None
         if timeout is None or not calls.handlers:
             timed = None
         elif self.bounded:

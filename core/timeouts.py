@@ -380,7 +380,7 @@ def _kept_loop() -> asyncio.AbstractEventLoop:
     loop = getattr(_LOOPS, "loop", None)
     if loop is None or loop.is_closed():
         loop = _LOOPS.loop = asyncio.new_event_loop()
-    return loop  # type: ignore[no-any-return]
+    return loop
 
 
 def _run_in_kept_loop(coro: Awaitable[Any]) -> Any:
