@@ -27,14 +27,14 @@ import pluggy
 
 from .context import HookContext, NoUI
 from .engine import HandlerCalls, MetaSink, Timed, run_async, run_bounded, run_here
-from .errors import ConfigError, HookError, PluginError, UnknownHookError, describe
+from .errors import ConfigError, HookError, PayloadError, PluginError, UnknownHookError, describe
 from .event import HookEvent
 from .hookspecs import specs
 from .hookspecs.catalogue import BY_NAME, RUNTIME_HOOKS, HookDef, unknown_hook_message
 from .hookspecs.markers import PROJECT
 from .reducer import LoopState, Reduction, decide
 from .timeouts import call_in_thread, timed_caller
-from .validation import check_payload
+from .validation import check_payload, too_deep
 
 log = logging.getLogger("agent_hooks")
 log.addHandler(logging.NullHandler())
@@ -352,7 +352,11 @@ class Runtime:
             raise UnknownHookError(unknown_hook_message(hook))
         if type(payload) is not dict:
             payload = _as_payload(hook, payload)
-        data = check_payload(hook, payload)
+        try:
+            data = check_payload(hook, payload)
+            red = (reduction or Reduction)(hd, data, self.loop_state)  # deep-copies some fields
+        except RecursionError:
+            raise PayloadError(too_deep(hook, payload)) from None
         handlers = self._handlers[hook]
         notes: list[str] = []
         if hook in self._active.get():
@@ -362,7 +366,6 @@ class Runtime:
                 skipped = ", ".join(h.plugin for h in handlers if not h.external)
                 notes.append(f"re-entrant {hook}: in-process handlers skipped ({skipped})")
             handlers = inner
-        red = (reduction or Reduction)(hd, data, self.loop_state)
         return hd, red, HandlerCalls(handlers, red, red.event, self._timeout(hd), aio=aio), notes
 
     def _timeout(self, hd: HookDef) -> float | None:
