@@ -41,7 +41,8 @@ log.addHandler(logging.NullHandler())
 
 DEFAULT_TIMEOUT = 30.0
 #: the bound bridges give hooks that have no default timeout (``pre_tool``: in-process it may wait
-#: for the user): under Claude Code's own 60 s hook timeout, which would otherwise decide (fail-open)
+#: for the user): a precise fail-closed answer before the transport's answer deadline (55 s) and
+#: the host's own hook timeout (Claude Code: 60 s), which would otherwise decide
 BRIDGE_GATE_TIMEOUT = 45.0
 
 
@@ -184,6 +185,8 @@ class Runtime:
         self.load_errors: list[HookError] = []
         #: what discovery learned about each plugin (name -> PluginInfo); empty for explicit lists
         self.plugin_info: dict[str, Any] = {}
+        #: what discovery built this runtime from (a ``discovery.Loaded``); None for explicit lists
+        self.discovery: Any = None
         self.pm = pluggy.PluginManager(PROJECT)
         self.pm.add_hookspecs(specs)
         self._load_index: dict[str, int] = {}

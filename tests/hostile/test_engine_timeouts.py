@@ -128,13 +128,13 @@ def test_in_process_pre_tool_still_has_no_default_timeout() -> None:
 
 
 def test_the_bridge_runtime_factory_sets_the_gate_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agent_hooks_core.bridges import claude_code
     from agent_hooks_core.runtime import BRIDGE_GATE_TIMEOUT
+    from agent_hooks_core.transports import process
 
     seen: dict[str, Any] = {}
     monkeypatch.setattr(Runtime, "from_settings", classmethod(lambda cls, **kw: seen.update(kw)))
-    claude_code.default_runtime_factory(cwd="/tmp", hooks=[], settings=None)
-    assert seen["gate_timeout"] == BRIDGE_GATE_TIMEOUT < 60  # Claude Code's own hook timeout
+    process.default_runtime_factory(cwd="/tmp", hooks=[], settings=None)
+    assert seen["gate_timeout"] == BRIDGE_GATE_TIMEOUT < process.DEFAULT_DEADLINE
 
 
 def test_hook_called_is_bounded_too(release: threading.Event) -> None:
