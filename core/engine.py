@@ -20,7 +20,7 @@ outcome).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Generator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import HookError, HookTimeout, describe
@@ -197,3 +197,46 @@ def _host_cancelled() -> bool:
     cancelling = getattr(task, "cancelling", None)
     return True if cancelling is None else bool(cancelling())
 
+
+
+# -- step generators: a sequence of calls written once, performed sync or async ------------------
+
+#: a generator that yields requests, receives each one's result (or has its exception thrown in)
+#: and returns the sequence's result: HookToolWrapper's pre_tool -> tool -> pre_tool_output -> post_tool
+Steps = Generator[Any, Any, Any]
+_DONE = object()
+
+
+def _advance(steps: Steps, value: Any, error: Exception | None) -> tuple[Any, Any]:
+    """(the generator's next request, None), or (_DONE, what it returned)."""
+    try:
+        return (steps.send(value) if error is None else steps.throw(error)), None
+    except StopIteration as stop:
+        return _DONE, stop.value
+
+
+def _perform(perform: Callable[[Any], Any], request: Any) -> tuple[Any, Exception | None]:
+    try:
+        return perform(request), None
+    except Exception as exc:  # thrown into the generator, which decides
+        return None, exc
+
+
+def drive(steps: Steps, perform: Callable[[Any], Any]) -> Any:
+    """Run ``steps`` with a sync ``perform(request)``."""
+    request, result = _advance(steps, None, None)
+    while request is not _DONE:
+        request, result = _advance(steps, *_perform(perform, request))
+    return result
+
+
+async def adrive(steps: Steps, perform: Callable[[Any], Awaitable[Any]]) -> Any:
+    """Run ``steps`` with an async ``perform(request)``."""
+    request, result = _advance(steps, None, None)
+    while request is not _DONE:
+        try:
+            value, error = await perform(request), None
+        except Exception as exc:
+            value, error = None, exc
+        request, result = _advance(steps, value, error)
+    return result
