@@ -346,6 +346,17 @@ class Runtime:
                 results.append(HookError(impl.plugin_name, hook, describe(exc)))
         return results
 
+    def plugin_hook(self, plugin: str, hook: str) -> Callable[..., Any] | None:
+        """``plugin``'s own implementation of the runtime hook ``hook`` (None if it has none).
+
+        For the runtime's one-plugin questions (discovery asks each plugin for its
+        ``plugin_config_model``); the caller handles what it raises.
+        """
+        if hook not in RUNTIME_HOOKS:
+            raise UnknownHookError(f"{hook!r} is not one of the runtime's own hooks ({', '.join(RUNTIME_HOOKS)})")
+        impls = [i for i in getattr(self.pm.hook, hook).get_hookimpls() if i.plugin_name == plugin]
+        return impls[-1].function if impls else None
+
     # -- firing ------------------------------------------------------------------------------
 
     def _prepare(self, hook: str, payload: Any, reduction: type[Reduction] | None = None, aio: bool = False,
