@@ -7,7 +7,17 @@ start-up time is the hook's latency. Everything else goes to the typer app.
 
 from __future__ import annotations
 
+import os
 import sys
+
+if __name__ == "__main__" and sys.path:
+    # `python -m agent_hooks_core` puts the working directory (an agent's project, untrusted) first
+    # on sys.path: a tomllib.py or *.dist-info there must not be imported (issue 17.14)
+    try:
+        _cwd = os.path.realpath(os.getcwd())
+    except OSError:
+        _cwd = ""
+    sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.realpath(p) != _cwd]
 
 #: command -> "module:function"; the function takes the remaining argv and returns an exit code
 FAST_COMMANDS = {
