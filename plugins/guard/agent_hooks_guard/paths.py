@@ -17,14 +17,25 @@ import re
 _VAR = re.compile(r"\$(?:\{(HOME|PWD)\}|(HOME|PWD)\b)")
 
 
+def user_home(user: str) -> str:
+    """``~user``: that account's home directory, or ``/home/user`` when there is no such account
+    here (never derived from the home of whoever runs the guard: ``/root`` would make it ``/user``)."""
+    try:
+        import pwd
+
+        return pwd.getpwnam(user).pw_dir or f"/home/{user}"
+    except (ImportError, KeyError, ValueError, OSError):
+        return f"/home/{user}"
+
+
 def expand(word: str, cwd: str, home: str) -> str | None:
     """A path as the shell would see it: absolute and normalized; None if it hangs on an unknown variable."""
     w = word
     if w == "~" or w.startswith("~/"):
         w = home + w[1:]
-    elif w.startswith("~"):
+    elif w.startswith("~") and len(w) > 1 and w[1] not in "+-":
         user, _, rest = w[1:].partition("/")
-        w = os.path.join(os.path.dirname(home.rstrip("/")) or "/", user, rest)
+        w = os.path.join(user_home(user), rest)
     if "$" in w:
         w = _VAR.sub(lambda m: home if (m.group(1) or m.group(2)) == "HOME" else cwd, w)
         if "$" in w:
@@ -125,6 +136,11 @@ def broadness(word: str, cwd: str, home: str) -> str | None:
     or a glob over one of them; ``"project"`` for the working directory, its ancestors or a glob
     over them; ``"variable"`` for ``$X/`` or ``$X/*`` with X unknown (empty X means /).
     """
+    if word.startswith("~") and not word.startswith("~/") and word != "~":
+        # another account's home (``~bob``, ``~bob/``, ``~bob/*``) is broad whoever runs this
+        user, _, rest = word[1:].partition("/")
+        if user and not rest.strip("/*"):
+            return "root"
     path = expand(word, cwd, home)
     if path is None:
         return "variable" if re.fullmatch(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/+\*?", word) else None
@@ -139,6 +155,8 @@ def broadness(word: str, cwd: str, home: str) -> str | None:
         return "root"
     if path == home_n or home_n.startswith(path + "/"):
         return "root"
+    if os.path.dirname(path) in ("/home", "/Users", os.path.dirname(home_n)):
+        return "root"  # some account's home directory
     cwd_n = normalize(cwd, "/")
     if path == cwd_n or cwd_n.startswith(path + "/"):
         return "project"

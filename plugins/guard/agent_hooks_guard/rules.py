@@ -28,14 +28,39 @@ _DISPLAY = frozenset({"cat", "less", "more", "head", "tail", "bat", "batcat", "n
 _FIND_FILTERS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex",
                            "-iregex", "-newer", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
                            "-size", "-empty", "-user", "-group", "-perm", "-inum", "-samefile", "-links"})
-_FORK_BOMB = re.compile(r"([^\s(){}|&;]+)\(\)\{[^}]*?\1[|&]\1")
-_FORK_BOMB_FN = re.compile(r"function\s+([^\s(){}|&;]+)\s*(?:\(\))?\s*\{[^}]*?\1\s*[|&]\s*\1")
 _PERL_FORK = re.compile(r"\bfork\s+while\s+fork\b")
+_BLANKS = re.compile(r"\s+")
+_NAME_TAIL = re.compile(r"[^\s(){}|&;]{1,64}$")
+_FUNCTION_KW = re.compile(r"\bfunction\s+([^\s(){}|&;]{1,64})\s*(?:\(\s*\)\s*)?\{")
+
+
+def _calls_itself_twice(body: str, name: str) -> bool:
+    """``name|name`` or ``name&name`` in a function body (blanks already removed)."""
+    return f"{name}|{name}" in body or f"{name}&{name}" in body
 
 
 def fork_bomb(text: str) -> Finding | None:
-    squashed = re.sub(r"\s+", "", text)
-    if _FORK_BOMB.search(squashed) or _FORK_BOMB_FN.search(text) or _PERL_FORK.search(text):
+    """A function that pipes or backgrounds itself into itself: ``:(){ :|:& };:``, ``function f { f|f& }``.
+
+    Found by plain string search from each ``(){`` / ``function`` (the body ends at the next
+    ``}``), never by a back-referencing regex, so the cost is linear in the text whatever it holds.
+    """
+    squashed = _BLANKS.sub("", text) if "(" in text or "function" in text else ""
+    pos = squashed.find("(){")
+    while pos >= 0:
+        m = _NAME_TAIL.search(squashed, max(0, pos - 64), pos)
+        close = squashed.find("}", pos + 3)
+        body = squashed[pos + 3:close if close >= 0 else pos + 3 + 4096]
+        if m and _calls_itself_twice(body, m.group()):
+            return Finding("fork-bomb", "fork bomb")
+        pos = squashed.find("(){", pos + 3)
+    if "function" in text:
+        for m in _FUNCTION_KW.finditer(text):
+            close = text.find("}", m.end())
+            body = _BLANKS.sub("", text[m.end():close if close >= 0 else m.end() + 4096])
+            if _calls_itself_twice(body, m.group(1)):
+                return Finding("fork-bomb", "fork bomb")
+    if "fork" in text and _PERL_FORK.search(text):
         return Finding("fork-bomb", "fork bomb")
     return None
 

@@ -57,12 +57,30 @@ MAX_DEPTH = 24
 TOO_DEEP = "<nested too deeply>"
 
 _OPERATORS = re.compile(r"\|\||&&|;;|\|&|<<<|<<|>>|<\(|>\(|>&|<&|&>>|&>|>\||[();<>|&]")
-_ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
+_ANSI_C = re.compile(r"\$'([^'\\]*(?:\\.[^'\\]*)*)'", re.S)
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: shell words that only introduce the command after them (`if x; then rm ...; fi`)
 _RESERVED = frozenset({"{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
                        "esac", "time"})
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+#: one token: blanks, an operator, a word (runs of plain text, quoted strings and escapes) or a lone
+#: quote that never closes. Every alternative is linear (quoted bodies are "unrolled loops", no
+#: nested quantifier over the same characters), so the whole scan is linear in the text.
+_TOKEN = re.compile(r"""
+    (?P<ws>[ \t\r\f\v]+)
+  | (?P<op>\n|\|\||&&|;;|\|&|<<<|<<|>>|<\(|>\(|>&|<&|&>>|&>|>\||[();<>|&])
+  | (?P<word>(?:[^\s'"\\;&|()<>]+|'[^']*'|"[^"\\]*(?:\\.[^"\\]*)*"|\\.|\\$)+)
+  | (?P<lone>['"])
+""", re.X | re.S)
+#: the parts of one word, for quote removal
+_PART = re.compile(r"""'([^']*)'|"([^"\\]*(?:\\.[^"\\]*)*)"|\\(.)|([^'"\\]+)|(['"\\])""", re.S)
+_DQ_ESCAPE = re.compile(r"\\([\\\"$`\n])")
+_HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|\\?([A-Za-z0-9_.@%+-]+))")
+_IFS = re.compile(r"\$\{IFS[^}]{0,16}\}|\$IFS\b")
+#: where a scan for quoting or a substitution must stop (the rest is skipped at C speed)
+_SUB_STOPS = re.compile(r"[\\'\"()]")
+_DQ_STOPS = re.compile(r"[\\\"]|\$\(")
+_TOP_STOPS = re.compile(r"[\\'\"]|\$\(")
 
 
 @dataclass
@@ -116,9 +134,52 @@ def _decode_ansi_c(match: re.Match[str]) -> str:
     return shlex.quote(text)
 
 
+def _heredocs(text: str) -> str:
+    """``cmd <<EOF`` + body lines + ``EOF`` -> ``cmd <<< 'body'``: the body becomes one word (what a
+    shell or interpreter reading stdin would run, see :func:`stdin_text`) instead of lines parsed as
+    commands. A heredoc whose end line never comes is left alone (its lines are judged as commands)."""
+    if "<<" not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if "<<" not in line:
+            out.append(line)
+            continue
+        # only a real << operator counts, not one inside quotes: the tokenizer knows which is which
+        starts = [m.start() for m in _TOKEN.finditer(line) if m.group("op") == "<<"]
+        pieces: list[str] = []
+        last = 0
+        for pos in starts:
+            m = _HEREDOC.match(line, pos)
+            if m is None:
+                continue
+            delim = next(g for g in m.groups()[1:] if g is not None)
+            strip_tabs = bool(m.group(1))
+            body: list[str] = []
+            j = i
+            while j < len(lines) and (lines[j].lstrip("\t") if strip_tabs else lines[j]) != delim:
+                body.append(lines[j])
+                j += 1
+            if j >= len(lines):
+                break
+            i = j + 1
+            pieces += [line[last:m.start()], "<<< ", shlex.quote("\n".join(body)), " "]
+            last = m.end()
+        out.append("".join(pieces) + line[last:])
+    return "\n".join(out)
+
+
 def _prepare(text: str) -> str:
-    """Line continuations joined, newlines as ``;``, backticks as ``$(``/``)``, ``$'..'`` decoded."""
-    text = text.replace("\\\r\n", "").replace("\\\n", "").replace("\r\n", "\n").replace("\n", " ; ")
+    """Heredocs as here-strings, line continuations joined, ``$IFS`` as a blank,
+    backticks as ``$(``/``)``, ``$'..'`` decoded."""
+    text = _heredocs(text)
+    text = text.replace("\\\r\n", "").replace("\\\n", "").replace("\r\n", "\n")
+    if "IFS" in text:
+        text = _IFS.sub(" ", text)
     if "$'" in text:
         text = _ANSI_C.sub(_decode_ansi_c, text)
     text = text.replace('$"', '"')
@@ -132,75 +193,105 @@ def _prepare(text: str) -> str:
     return text
 
 
-def tokenize(text: str) -> list[str]:
-    """shlex tokens with operators split out; a malformed line falls back to a plain split."""
-    lex = shlex.shlex(_prepare(text), posix=True, punctuation_chars=True)
-    lex.whitespace_split = True
-    lex.commenters = ""
-    try:
-        raw = list(lex)
-    except ValueError:  # unbalanced quotes: bash would refuse it, but look at the words anyway
-        raw = [w.strip("'\"") for w in re.split(r"(\s+|[;&|()<>])", _prepare(text)) if w and not w.isspace()]
+def unquote(word: str) -> str:
+    """Quote removal as the shell does it (``r""m`` -> ``rm``, ``"a\\"b"`` -> ``a"b``)."""
+    if "'" not in word and '"' not in word and "\\" not in word:
+        return word
+    out: list[str] = []
+    for m in _PART.finditer(word):
+        single, double, escaped, plain, _lone = m.groups()
+        if single is not None:
+            out.append(single)
+        elif double is not None:
+            out.append(_DQ_ESCAPE.sub(r"\1", double) if "\\" in double else double)
+        elif escaped is not None:
+            out.append(escaped)
+        elif plain is not None:
+            out.append(plain)
+    return "".join(out)
+
+
+def _tokens(text: str) -> list[str]:
     tokens: list[str] = []
-    for tok in raw:
-        if tok and all(c in "();<>|&" for c in tok):
-            tokens.extend(_OPERATORS.findall(tok))
-        else:
-            tokens.append(tok)
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        if kind == "word":
+            tokens.append(unquote(m.group()))
+        elif kind == "op":
+            tokens.append(m.group())
+        # blanks separate; a quote that never closes is dropped (bash would refuse the line, but the
+        # words after it are still looked at)
     return tokens
 
 
-def _skip_quoted(text: str, i: int) -> int:
+def tokenize(text: str) -> list[str]:
+    """Words (quotes removed) and operators, as a POSIX shell splits them; linear in the text."""
+    return _tokens(_prepare(text))
+
+
+#: beyond this many nested quotes/substitutions the scanners stop matching pairs (the analysis
+#: itself stops at MAX_DEPTH; this only keeps the scanners off Python's recursion limit)
+_SCAN_DEPTH = 200
+
+
+def _skip_quoted(text: str, i: int, depth: int = 0) -> int:
     """Index after the double-quoted string opening at ``text[i]`` (``$(...)`` inside skipped whole)."""
     i += 1
     n = len(text)
-    while i < n:
-        ch = text[i]
+    while True:
+        m = _DQ_STOPS.search(text, i)
+        if m is None:
+            return n
+        j = m.start()
+        ch = text[j]
         if ch == "\\":
-            i += 2
+            i = j + 2
         elif ch == '"':
-            return i + 1
-        elif ch == "$" and text.startswith("$(", i):
-            i = _substitution_end(text, i + 2)
+            return j + 1
+        elif depth >= _SCAN_DEPTH:
+            return n
         else:
-            i += 1
-    return n
+            i = _substitution_end(text, j + 2, depth + 1)
 
 
-def _substitution_end(text: str, i: int) -> int:
+def _substitution_end(text: str, i: int, depth: int = 0) -> int:
     """Index after the ``)`` closing a ``$(`` whose body starts at ``i``; quoting starts afresh
     inside, as in bash. Unterminated: the end of the text (the rest is the body)."""
-    depth, n = 1, len(text)
-    while i < n:
-        ch = text[i]
+    level, n = 1, len(text)
+    while True:
+        m = _SUB_STOPS.search(text, i)
+        if m is None:
+            return n
+        j = m.start()
+        ch = text[j]
         if ch == "\\":
-            i += 2
-            continue
-        if ch == "'":
-            close = text.find("'", i + 1)
+            i = j + 2
+        elif ch == "'":
+            close = text.find("'", j + 1)
             i = n if close < 0 else close + 1
-            continue
-        if ch == '"':
-            i = _skip_quoted(text, i)
-            continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return n
+        elif ch == '"':
+            if depth >= _SCAN_DEPTH:
+                return n
+            i = _skip_quoted(text, j, depth + 1)
+        elif ch == "(":
+            level += 1
+            i = j + 1
+        else:
+            level -= 1
+            if level == 0:
+                return j + 1
+            i = j + 1
 
 
 def extract_substitutions(text: str, bodies: dict[str, str]) -> str:
     """``text`` with each outermost ``$(...)`` body replaced by a placeholder word, added to
     ``bodies`` (shared by a whole parse, so placeholders stay unique and resolvable at any level).
 
-    shlex knows nothing of ``"$(echo "$(rm -rf /)")"``, where quoting restarts inside ``$(``: it
-    would pair the wrong quotes and hide the inner command. Cutting the bodies out first leaves
+    A tokenizer knows nothing of ``"$(echo "$(rm -rf /)")"``, where quoting restarts inside ``$(``:
+    it would pair the wrong quotes and hide the inner command. Cutting the bodies out first leaves
     the outer text with sane quoting; each body is parsed on its own, one level deeper. The scan
-    is linear in the text at every level, and the levels are bounded by MAX_DEPTH.
+    jumps between quote and ``$(`` characters with a regex, linear in the text at every level, and
+    the levels are bounded by MAX_DEPTH.
     """
     if "$(" not in text:
         return text
@@ -209,24 +300,31 @@ def extract_substitutions(text: str, bodies: dict[str, str]) -> str:
     n = len(text)
     single = double = False
     while i < n:
-        ch = text[i]
-        if ch == "\\" and not single:
-            i += 2
+        if single:
+            close = text.find("'", i)
+            if close < 0:
+                break
+            single, i = False, close + 1
             continue
-        if ch == "'" and not double:
-            single = not single
-        elif ch == '"' and not single:
-            double = not double
-        elif ch == "$" and not single and text.startswith("$(", i):
-            end = _substitution_end(text, i + 2)
-            body = text[i + 2:end - 1] if end <= n and text[end - 1:end] == ")" else text[i + 2:end]
+        m = (_DQ_STOPS if double else _TOP_STOPS).search(text, i)
+        if m is None:
+            break
+        j = m.start()
+        ch = text[j]
+        if ch == "\\":
+            i = j + 2
+        elif ch == "'":
+            single, i = True, j + 1
+        elif ch == '"':
+            double, i = not double, j + 1
+        else:
+            end = _substitution_end(text, j + 2)
+            body = text[j + 2:end - 1] if text[end - 1:end] == ")" and end > j + 2 else text[j + 2:end]
             key = f"__ahsub{len(bodies)}__"
             bodies[key] = body
-            out.append(text[start:i])
+            out.append(text[start:j])
             out.append(f"$({key})")
             i = start = end
-            continue
-        i += 1
     out.append(text[start:])
     return "".join(out)
 
@@ -240,7 +338,7 @@ class _Parser:
 
     def parse(self, text: str) -> list[Command]:
         text = extract_substitutions(_prepare(text), self.bodies)
-        tokens = tokenize(text)
+        tokens = _tokens(text)
         self._walk(tokens, 0, None)
         return self.commands
 
@@ -265,11 +363,11 @@ class _Parser:
         n = len(tokens)
         while i < n:
             tok = tokens[i]
-            if comment and tok not in (";", "&&", "||", "&", "|", ")"):
+            if comment and tok not in (";", "\n", "&&", "||", "&", "|", ")"):
                 i += 1
                 continue
             comment = False
-            if tok in (";", "&&", "||", "&", ";;"):
+            if tok in (";", "\n", "&&", "||", "&", ";;"):
                 flush()
                 last = None
                 i += 1
@@ -332,26 +430,20 @@ class _Parser:
         return i
 
     def _nested_substitutions(self, word: str) -> list[Command]:
-        """Commands inside ``$(...)`` within one (quoted) word."""
+        """Commands inside ``$(...)`` within one (quoted) word (at most a few dozen: the rest of a
+        word made of thousands is one more reason for the size limit, not for quadratic work)."""
         found: list[Command] = []
         start = 0
-        while True:
+        for _ in range(32):
             j = word.find("$(", start)
             k = word.find("<(", start)
             pos = min(p for p in (j, k) if p >= 0) if max(j, k) >= 0 else -1
             if pos < 0:
                 return found
-            depth, end = 0, len(word)
-            for end in range(pos + 1, len(word)):
-                ch = word[end]
-                if ch == "(":
-                    depth += 1
-                elif ch == ")":
-                    depth -= 1
-                    if depth == 0:
-                        break
-            found.extend(self._sub(word[pos + 2:end]))
-            start = end + 1
+            end = _substitution_end(word, pos + 2)
+            found.extend(self._sub(word[pos + 2:end - 1] if word[end - 1:end] == ")" else word[pos + 2:end]))
+            start = end
+        return found
 
     def _sub(self, text: str) -> list[Command]:
         while text.strip() in self.bodies:  # a placeholder (or one standing for another)
@@ -416,7 +508,7 @@ class _Parser:
 
 
 def _is_operator(tok: str) -> bool:
-    return bool(tok) and all(c in "();<>|&" for c in tok)
+    return bool(tok) and all(c in "();<>|&\n" for c in tok)
 
 
 def unwrap(words: list[str]) -> tuple[list[str], list[str]]:
