@@ -11,6 +11,7 @@ Patterns (case-insensitive):
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 
@@ -127,6 +128,29 @@ class PathRules:
                 if rx.search(cand):
                     return pattern
         return None
+
+    def match_glob(self, path: str) -> str | None:
+        return _match_glob(self, path)
+
+
+#: secret file names a glob such as ``.e*`` or ``id_*`` could expand to
+_SECRET_SAMPLES = (".env", ".env.local", ".env.production", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", ".netrc",
+                   ".npmrc", ".pypirc", ".git-credentials", "credentials", "credentials.json", ".htpasswd",
+                   "server.key", "server.pem")
+
+
+def _match_glob(rules: PathRules, path: str) -> str | None:
+    """The protecting pattern of a secret file the glob ``path`` could name (``cat .en?``), or None.
+    A glob starting with a wildcard (``*``, ``*.txt``) is not judged: it matches no dot file."""
+    directory, _, base = path.rpartition("/")
+    if not base or base[0] in "*?[" or any(ch in directory for ch in "*?["):
+        return None
+    for sample in _SECRET_SAMPLES:
+        if fnmatch.fnmatchcase(sample, base):
+            pattern = rules.match(f"{directory}/{sample}")
+            if pattern:
+                return pattern
+    return None
 
 
 def broadness(word: str, cwd: str, home: str) -> str | None:

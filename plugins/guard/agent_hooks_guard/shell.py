@@ -20,6 +20,8 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from .indirect import Derived, derive, script_sources, static_output
+
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"})
 INTERPRETERS = frozenset({"python", "python2", "python3", "perl", "ruby", "node", "php", "pwsh", "lua"})
 #: wrappers that run their arguments as a command: name -> options that take a value
@@ -47,7 +49,15 @@ WRAPPERS: dict[str, frozenset[str]] = {
     "chrt": frozenset(),
     "taskset": frozenset(),
     "flock": frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}),
+    # package runners: `npx prisma migrate reset` runs prisma
+    "npx": frozenset({"-p", "--package"}),
+    "pnpx": frozenset({"-p", "--package"}),
+    "bunx": frozenset({"-p", "--package"}),
+    "uvx": frozenset({"--from", "--with", "--python", "-p", "--index-url", "--extra-index-url"}),
 }
+#: two-word wrappers: `poetry run X`, `npm exec X`, `bundle exec X`
+_RUNNERS = {"poetry": "run", "uv": "run", "pipenv": "run", "pdm": "run", "hatch": "run", "rye": "run",
+            "bundle": "exec", "npm": "exec", "pnpm": "exec", "yarn": "dlx", "conda": "run", "pipx": "run"}
 #: wrappers whose first positional argument is not the command (timeout DURATION, flock FILE, ...)
 _WRAPPER_POSITIONALS = {"timeout": 1, "flock": 1, "chrt": 1, "taskset": 1}
 PRIVILEGED = frozenset({"sudo", "doas", "pkexec", "run0", "su"})
@@ -55,6 +65,8 @@ PRIVILEGED = frozenset({"sudo", "doas", "pkexec", "run0", "su"})
 MAX_DEPTH = 24
 #: the name of the command standing for text nested deeper than that
 TOO_DEEP = "<nested too deeply>"
+#: the name of the command standing for text built and run at run time (its raw[0] says what)
+DYNAMIC = "<built at run time>"
 
 _OPERATORS = re.compile(r"\|\||&&|;;|\|&|<<<|<<|>>|<\(|>\(|>&|<&|&>>|&>|>\||[();<>|&]")
 _ANSI_C = re.compile(r"\$'([^'\\]*(?:\\.[^'\\]*)*)'", re.S)
@@ -63,6 +75,7 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _RESERVED = frozenset({"{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
                        "esac", "time"})
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_ONLY_SUBSTITUTIONS = re.compile(r"^\s*(?:\$\(__ahsub\d+__\)\s*)+$")
 #: one token: blanks, an operator, a word (runs of plain text, quoted strings and escapes) or a lone
 #: quote that never closes. Every alternative is linear (quoted bodies are "unrolled loops", no
 #: nested quantifier over the same characters), so the whole scan is linear in the text.
@@ -99,6 +112,10 @@ class Command:
     """for ``sh -c "$(...)"`` / ``eval "$(...)"``: the commands whose output becomes the script"""
     raw: list[str] = field(default_factory=list)
     """the words as written (after quote removal), wrappers included"""
+    subs: list[Command] = field(default_factory=list)
+    """the commands of its ``$(...)`` substitutions (``curl -d "$(env)"``)"""
+    via: str = ""
+    """for a command found inside another (``python3 -c``, ``find -exec``): how it was found"""
 
     @property
     def name(self) -> str:
@@ -381,6 +398,17 @@ class _Parser:
                     flush()
                     return i + 1
                 i += 1
+            elif tok == "(" and words:
+                # PowerShell's `iex (iwr ...)`: a group as an argument, its commands feed this one
+                # (`f() {`, a function definition, has an empty group: f stands alone, its body follows)
+                before = len(self.commands)
+                i = self._walk(tokens, i + 1, ")")
+                group = self.commands[before:]
+                if group:
+                    subs.extend(group)
+                    words.append("$(...)")
+                else:
+                    last = flush() or last
             elif tok == "(":
                 # a subshell or a function definition body: parse it as commands of their own
                 held = pipe_from
@@ -411,13 +439,19 @@ class _Parser:
                 if tok != "$":
                     words.append(tok[:-1])
                 if i + 3 < n and tokens[i + 2] in self.bodies and tokens[i + 3] == ")":
-                    subs.extend(self._sub(tokens[i + 2]))
+                    new = self._sub(tokens[i + 2])
                     i += 4
                 else:
                     before = len(self.commands)
                     i = self._walk(tokens, i + 2, ")")
-                    subs.extend(self.commands[before:])
-                words.append("$(...)")
+                    new = self.commands[before:]
+                subs.extend(new)
+                # $(echo rm) -rf /: what a substitution prints, when that is known, is the word
+                printed = static_output(new)
+                if printed is not None and printed.split():
+                    words.extend(printed.split())
+                else:
+                    words.append("$(...)")
             elif tok.startswith("#") and not words:
                 comment = True
                 i += 1
@@ -468,8 +502,13 @@ class _Parser:
         return _VAR.sub(repl, word)
 
     def _command(self, words: list[str], redirects: list[tuple[str, str]], feeders: list[Command],
-                 subs: list[Command]) -> Command | None:
-        words = [self._expand(w) for w in words]
+                 subs: list[Command], via: str = "") -> Command | None:
+        expanded: list[str] = []
+        for w in words:
+            x = self._expand(w)
+            # c='rm -rf /'; $c : an unquoted variable splits into words (quoted or not, judge the words)
+            expanded.extend(x.split() if x != w and _VAR.fullmatch(w) and x.split() else [x])
+        words = expanded
         raw = list(words)
         # leading assignments: remembered when they are the whole command (X=rm; $X -rf /)
         k = 0
@@ -492,10 +531,16 @@ class _Parser:
                 if _ASSIGNMENT.match(w):
                     name, _, value = w.partition("=")
                     self.env[name] = value
-        cmd = Command(argv, redirects, list(feeders), wrappers, raw=raw)
+        cmd = Command(argv, redirects, list(feeders), wrappers, raw=raw, subs=list(subs), via=via)
         # the command's position comes before what it runs, so rules see the outer command first
         self.commands.append(cmd)
+        if argv and argv[0] == "$(...)":
+            self._dynamic(f"the command name is the output of {subs[0].name if subs else 'a command'}, known only "
+                          f"at run time", wrappers)
         script = _script_of(argv)
+        if script is not None and subs and _ONLY_SUBSTITUTIONS.match(script):
+            script = None  # eval "$(...)": what it runs is the substitution's output (script_sources below)
+            cmd.script_from = [s for s in subs if s.name]
         if script is not None:
             inner_before = len(self.commands)
             self._sub(script)
@@ -504,7 +549,41 @@ class _Parser:
             cmd.script_from = [s for s in subs if s.name]
         elif argv and argv[0] in SHELLS | {"source", "."} and subs:
             cmd.script_from = list(subs)
+        if argv and argv[0] in SHELLS | {"eval", "source", "."} and (
+                cmd.script_from or (script is None and reads_stdin_as_script(cmd))):
+            sources = list(cmd.script_from)
+            if script is None and reads_stdin_as_script(cmd):
+                sources += cmd.feeders
+                here = [t for op, t in redirects if op in ("<<<",)]
+                for text in here:
+                    self._derived(Derived("shell", text=text, via=f"{argv[0]} <<<"), wrappers)
+            for d in script_sources(cmd, sources):
+                self._derived(d, wrappers)
+        for d in derive(cmd):
+            self._derived(d, wrappers)
         return cmd
+
+    def _dynamic(self, why: str, wrappers: list[str]) -> None:
+        self.commands.append(Command([DYNAMIC], raw=[why], wrappers=list(wrappers)))
+
+    def _derived(self, d: Derived, wrappers: list[str]) -> None:
+        """Add what a command runs besides itself (interpreter code, find -exec, ...), one level deeper."""
+        if d.kind == "dynamic":
+            self._dynamic(d.text, wrappers)
+            return
+        if self.depth >= MAX_DEPTH:
+            self.commands.append(Command([TOO_DEEP], raw=[d.text or " ".join(d.argv)]))
+            return
+        before = len(self.commands)
+        if d.kind == "shell":
+            self._sub(d.text)
+        elif d.argv:
+            inner = _Parser(self.env, self.depth + 1, self.bodies)
+            inner._command(list(d.argv), [], [], [], via=d.via)
+            self.commands.extend(inner.commands)
+        for c in self.commands[before:]:
+            c.via = c.via or d.via
+            c.wrappers = [*wrappers, *c.wrappers]
 
 
 def _is_operator(tok: str) -> bool:
@@ -524,6 +603,14 @@ def unwrap(words: list[str]) -> tuple[list[str], list[str]]:
             wrappers.append(name)
             argv = argv[1:]
             continue
+        if name in _RUNNERS and len(argv) > 2 and argv[1] == _RUNNERS[name]:
+            wrappers.append(name)
+            argv = [a for a in argv[2:]]
+            while argv and argv[0].startswith("-") and argv[0] != "--":
+                argv = argv[1:]  # runner options (a value-taking one may leave its value: judged as the name)
+            if argv and argv[0] == "--":
+                argv = argv[1:]
+            continue
         if name not in WRAPPERS:
             break
         if name == "command" and any(a in ("-v", "-V") for a in argv[1:2]):
@@ -538,6 +625,13 @@ def unwrap(words: list[str]) -> tuple[list[str], list[str]]:
                 break
             if name == "env" and _ASSIGNMENT.match(a):
                 j += 1
+                continue
+            if name == "env" and (a in ("-S", "--split-string") or a.startswith(("--split-string=", "-S"))):
+                # env -S "rm -rf /": the string is split into the command and its arguments
+                value = a.split("=", 1)[1] if a.startswith("--split-string=") else a[2:] if len(a) > 2 and \
+                    a.startswith("-S") else rest[j + 1] if j + 1 < len(rest) else ""
+                skip = 1 if (a.startswith("--split-string=") or (len(a) > 2 and a.startswith("-S"))) else 2
+                rest = [*rest[:j], *tokenize(value), *rest[j + skip:]]
                 continue
             if a.startswith("-") and len(a) > 1:
                 if a in takes_value:
@@ -560,6 +654,8 @@ def unwrap(words: list[str]) -> tuple[list[str], list[str]]:
         if name == "taskset" and rest and rest[0].startswith("-"):
             skip = 0
         rest = rest[skip:]
+        if not rest:
+            break  # `env`, `nohup` alone: the wrapper is the command (env prints the environment)
         wrappers.append(name)
         argv = rest
     if argv and "/" in argv[0]:
