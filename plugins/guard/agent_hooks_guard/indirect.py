@@ -51,7 +51,7 @@ _HOME_EXPR = re.compile(
     r"""\s*\(?\s*(?:os\.path\.expanduser\(\s*(['"])(~[^'"]*)\1\s*\)|(?:pathlib\.)?Path\.home\(\)|os\.homedir\(\)"""
     r"""|os\.environ\[\s*['"]HOME['"]\s*\]|os\.getenv\(\s*['"]HOME['"]\s*\)|process\.env\.HOME|ENV\[\s*['"]HOME['"]\s*\]"""
     r"""|\$ENV\{\s*['"]?HOME['"]?\s*\}|Dir\.home|getenv\(\s*['"]HOME['"]\s*\)|\$_SERVER\[\s*['"]HOME['"]\s*\])"""
-    r"""(?:\s*(?:/|\+)\s*(['"])([^'"]*)\4)?""")
+    r"""(?:\s*(?:/|\+)\s*(['"])([^'"]*)\3)?""")
 _PATH_CALL = re.compile(r"\s*\(?\s*(?:pathlib\.)?Path\(\s*(" + _STR + r")\s*\)")
 
 
@@ -73,7 +73,7 @@ def _first_arg(code: str, pos: int) -> tuple[str, str | list[str] | None]:
     m = _HOME_EXPR.match(code, pos)
     if m:
         base = m.group(2) or "~"
-        tail = m.group(5)
+        tail = m.group(4)
         return "str", f"{base.rstrip('/')}/{tail.lstrip('/')}" if tail else base
     m = _PATH_CALL.match(code, pos)
     if m:
@@ -116,7 +116,8 @@ def _rx(pattern: str) -> re.Pattern[str]:
 _LANGS: dict[str, _Lang] = {
     "python": _Lang(
         shell=_rx(r"\b(?:os\.(?:system|popen\d?|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)|subprocess\.(?:run|call|"
-                  r"check_call|check_output|Popen|getoutput|getstatusoutput)|pty\.spawn|commands\.getoutput)(?=\s*\()"),
+                  r"check_call|check_output|Popen|getoutput|getstatusoutput)|pty\.spawn|commands\.getoutput)(?=\s*\()"
+                  r"|(?<=\))\.(?:system|popen|exec[lv]p?e?)(?=\s*\()"),
         code_eval=_rx(r"(?<![\w.])(?:exec|eval)(?=\s*\()"),
         delete_tree=_rx(r"\b(?:shutil\.)?rmtree(?=\s*\()"),
         delete=_rx(r"\bos\.(?:remove|unlink|rmdir|removedirs)(?=\s*\()"),
@@ -400,7 +401,7 @@ INIT_EMITTERS = frozenset({"ssh-agent", "pyenv", "rbenv", "nodenv", "goenv", "je
                            "brew", "starship", "zoxide", "fnm", "mise", "rtx", "opam", "dircolors", "thefuck",
                            "keychain", "gpg-agent", "luarocks", "asdf", "atuin", "fzf", "hub", "gh", "kubectl",
                            "helm", "pip", "poetry", "uv", "rustup", "register-python-argcomplete", "mcfly", "nvm",
-                           "oh-my-posh", "broot", "navi", "pipenv", "pdm", "direnv", "resize", "tset", "locale"})
+                           "oh-my-posh", "broot", "navi", "pipenv", "pdm", "resize", "tset", "locale"})
 
 
 def script_sources(cmd: Command, script_from: list[Command]) -> Iterator[Derived]:
@@ -450,7 +451,9 @@ def xargs_targets(cmd: Command) -> Iterator[Derived]:
         else:
             argv += words
         yield Derived("argv", argv=tuple(argv), via="xargs")
-    elif cmd.name in ("rm", "shred", "chmod", "chown", "mv", "dd", "truncate", "sh", "bash"):
+    elif cmd.name in ("sh", "bash", "zsh", "dash") or (cmd.name in ("rm", "chmod", "chown") and any(
+            a in ("-r", "-R", "--recursive") or (a.startswith("-") and not a.startswith("--") and ("r" in a or "R" in a))
+            for a in cmd.args)):
         yield Derived("dynamic", text=f"xargs {cmd.name}: its arguments are read from stdin at run time", via="xargs")
 
 

@@ -16,7 +16,7 @@ from .rules import RULES, Finding, download_then_run, fork_bomb
 from .shell import parse
 
 if TYPE_CHECKING:
-    from .packs import Pack, Spec
+    from .packs import Spec
     from .redact import Redactor
     from .shell import Command
     from .urls import UrlRules

@@ -252,9 +252,7 @@ def _tar_inputs(args: list[str]) -> list[str]:
         if skip_next:
             skip_next = False
         elif a in ("-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-b", "-H",
-                   "--format", "-I", "--use-compress-program"):
-            skip_next = True
-        elif a.startswith("-") and not a.startswith("--") and a.endswith("f"):
+                   "--format", "-I", "--use-compress-program") or (a.startswith("-") and not a.startswith("--") and a.endswith("f")):
             skip_next = True
         elif not a.startswith("-"):
             out.append(a)
@@ -334,8 +332,8 @@ def _dumps_environment(cmd: Command) -> bool:
     args = [a for a in cmd.args if not a.startswith("-")]
     if cmd.name in ("get-childitem", "gci"):
         return any(a.lower().startswith("env:") for a in args)
-    return not args or (cmd.name == "printenv" and any(_SECRET_NAME.search(a) for a in args)) or cmd.name in (
-        "export", "declare") and not [a for a in args if "=" not in a]
+    return not args or (cmd.name == "printenv" and any(_SECRET_NAME.search(a) for a in args)) or (cmd.name in (
+        "export", "declare") and not [a for a in args if "=" not in a])
 
 
 def secret_exfiltration(cmd: Command, pol: Policy) -> Iterator[Finding]:
@@ -394,6 +392,15 @@ def _saved_files(cmd: Command) -> list[str]:
         elif a in ("-O", "--remote-name", "-J") and cmd.name == "curl":
             out += [u.rstrip("/").rsplit("/", 1)[-1] for u in urls]
             named = True
+        elif a.startswith("-") and not a.startswith("--") and len(a) > 2 and a[1:].isalpha():
+            # clusters: curl -sSo f, curl -sO, wget -qO f
+            if (a.endswith("o") and cmd.name == "curl") or (a.endswith("O") and cmd.name == "wget"):
+                if j + 1 < len(args):
+                    out.append(args[j + 1])
+                    named = True
+            elif "O" in a and cmd.name == "curl":
+                out += [u.rstrip("/").rsplit("/", 1)[-1] for u in urls]
+                named = True
     if cmd.name == "wget" and not named and not any(a in ("-qO-", "-O-") for a in args):
         out += [u.rstrip("/").rsplit("/", 1)[-1] for u in urls]
     return [o for o in out if o and o != "-"]
