@@ -45,6 +45,8 @@ class Check:
     """shell, read, write, url or '' (nothing the guard looks at)"""
     subject: str
     findings: list[Finding] = field(default_factory=list)
+    lines: dict[Finding, str] = field(default_factory=dict)
+    """for shell findings: the simple command (wrappers removed) each came from, for allow_commands"""
 
     @property
     def reason(self) -> str:
@@ -187,11 +189,14 @@ class Policy:
                                                      f"analysed"))
             text = text[:self.max_bytes]
             subject = text[:200] + f"... ({size} bytes)"
+        for problem in self.pack_problems:  # a pack that should be in force is not: fail closed
+            findings.append(Finding("pack-error", problem))
         if self.fork_bombs:
             bomb = fork_bomb(text)
             if bomb:
                 findings.append(bomb)
         commands = parse(text)
+        lines: dict[Finding, str] = {}
         for cmd in commands:
             line = " ".join(cmd.argv)
             if self.allow_commands and any(rx.search(line) for rx in self.allow_commands):
@@ -201,11 +206,12 @@ class Policy:
                     f = Finding(f.rule, f"{f.reason} (run by {cmd.via})")
                 if f not in findings:
                     findings.append(f)
+                    lines[f] = line
         if "pipe-to-shell" in self.active:
             ran = download_then_run(commands)
             if ran and ran not in findings:
                 findings.append(ran)
-        return Check("shell", subject, findings)
+        return Check("shell", subject, findings, lines)
 
     def check_path(self, path: str, write: bool) -> Check:
         kind = "write" if write else "read"
