@@ -190,7 +190,7 @@ def make_app() -> typer.Typer:
     ) -> None:
         """The rule packs (built-in, installed, from settings): on or off, their rules and examples."""
         pol = current_policy(ctx)
-        rows = []
+        rows: list[dict[str, Any]] = []
         for pack in pol.packs.values():
             off = pack.name in pol._config["disable_packs"]
             rows.append({"name": pack.name, "enabled": not off, "source": pack.source,

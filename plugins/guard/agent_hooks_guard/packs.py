@@ -49,11 +49,16 @@ class Spec:
     """a regex that must be found in the arguments (and here-strings), joined by spaces"""
     pack: str = ""
 
+    def __post_init__(self) -> None:
+        # compiled once: a spec is tried against every simple command of every decision
+        object.__setattr__(self, "_names", _matcher("|".join(self.command).lower()))
+        object.__setattr__(self, "_words", [_matcher(w) for w in self.words])
+
     def __call__(self, cmd: Command, pol: Policy) -> Iterator[Finding]:
-        if not any(cmd.name == c or fnmatch.fnmatchcase(cmd.name, c) for c in self.command):
+        if not _matches(self._names, cmd.name.lower()):  # type: ignore[attr-defined]
             return
         args = cmd.args
-        if self.words and not _in_order(self.words, [a for a in args if not a.startswith("-")]):
+        if self.words and not _in_order(self._words, cmd.positional):  # type: ignore[attr-defined]
             return
         if self.flags and not any(_has_flag(args, f) for f in self.flags):
             return
@@ -66,18 +71,29 @@ class Spec:
         yield Finding(self.id, self.reason)
 
 
-def _word_matches(pattern: str, word: str) -> bool:
-    return any(word == p or fnmatch.fnmatchcase(word, p) for p in pattern.split("|"))
+_Matcher = tuple[frozenset[str], "re.Pattern[str] | None"]
 
 
-def _in_order(patterns: tuple[str, ...], words: list[str]) -> bool:
-    i = 0
+def _matcher(pattern: str) -> _Matcher:
+    """``a|b|c*`` -> (exact words, a regex of the globs or None)."""
+    alts = pattern.split("|")
+    exact = frozenset(a for a in alts if not any(ch in a for ch in "*?["))
+    globs = [fnmatch.translate(a) for a in alts if a not in exact]
+    return exact, re.compile("|".join(globs)) if globs else None
+
+
+def _matches(m: _Matcher, word: str) -> bool:
+    return word in m[0] or (m[1] is not None and m[1].match(word) is not None)
+
+
+def _in_order(patterns: list[_Matcher], words: list[str]) -> bool:
+    i, n = 0, len(patterns)
     for w in words:
-        if i < len(patterns) and _word_matches(patterns[i], w):
+        if _matches(patterns[i], w):
             i += 1
-            if i == len(patterns):
+            if i == n:
                 return True
-    return i == len(patterns)
+    return n == 0
 
 
 def _has_flag(args: list[str], flag: str) -> bool:

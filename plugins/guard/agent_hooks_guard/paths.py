@@ -12,6 +12,7 @@ Patterns (case-insensitive):
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 
@@ -105,6 +106,16 @@ def compile_patterns(patterns: list[str], home: str) -> list[tuple[str, re.Patte
     return compiled
 
 
+@functools.lru_cache(maxsize=4096)
+def _realpath(path: str) -> str:
+    """Symlinks resolved (cached: a command line names the same paths again and again, and a bridge
+    process lives for one decision)."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
+
+
 class PathRules:
     """Protected patterns and their exceptions."""
 
@@ -115,10 +126,7 @@ class PathRules:
     def match(self, path: str) -> str | None:
         """The protecting pattern, or None when the path is free (or an allowed exception)."""
         candidates = [path]
-        try:
-            real = os.path.realpath(path)
-        except (OSError, ValueError):
-            real = path
+        real = _realpath(path)
         if real != path:
             candidates.append(real)
         for cand in candidates:

@@ -175,6 +175,13 @@ def mkfs(cmd: Command, pol: Policy) -> Iterator[Finding]:
 
 def write_targets(cmd: Command) -> list[str]:
     """Paths a command writes, moves or deletes."""
+    got = cmd.memo.get("writes")
+    if got is None:
+        got = cmd.memo["writes"] = _write_targets(cmd)
+    return got
+
+
+def _write_targets(cmd: Command) -> list[str]:
     out = [t for op, t in cmd.redirects if op in _WRITE_REDIRECTS and t and not t.isdigit()]
     name, args = cmd.name, cmd.args
     flags, operands = _flags_and_operands(args)
@@ -261,6 +268,14 @@ def _tar_inputs(args: list[str]) -> list[str]:
 
 
 def read_targets(cmd: Command) -> list[str]:
+    """Paths a command reads (and shows or sends)."""
+    got = cmd.memo.get("reads")
+    if got is None:
+        got = cmd.memo["reads"] = _read_targets(cmd)
+    return got
+
+
+def _read_targets(cmd: Command) -> list[str]:
     out = [t for op, t in cmd.redirects if op == "<" and t]
     name = cmd.name
     if name in _DISPLAY:

@@ -19,6 +19,7 @@ import os
 import re
 import shlex
 from dataclasses import dataclass, field
+from typing import Any
 
 from .indirect import Derived, derive, script_sources, static_output
 
@@ -116,6 +117,8 @@ class Command:
     """the commands of its ``$(...)`` substitutions (``curl -d "$(env)"``)"""
     via: str = ""
     """for a command found inside another (``python3 -c``, ``find -exec``): how it was found"""
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """what rules computed about it once (write and read targets)"""
 
     @property
     def name(self) -> str:
@@ -128,6 +131,14 @@ class Command:
     @property
     def args(self) -> list[str]:
         return self.argv[1:]
+
+    @property
+    def positional(self) -> list[str]:
+        """The arguments that are not options (computed once: every pack rule asks)."""
+        got = self.memo.get("positional")
+        if got is None:
+            got = self.memo["positional"] = [a for a in self.argv[1:] if not a.startswith("-")]
+        return got
 
     def upstream(self) -> list[Command]:
         """Every command whose output reaches this one, transitively."""
