@@ -145,9 +145,28 @@ class Channel:
         """The next request or notification from the client; None at EOF."""
         return self._inbox.get()
 
+    def _lines(self) -> Any:
+        """Lines from the client. A real pipe is read with ``os.read``: a thread blocked in
+        ``sys.stdin.buffer`` holds its lock and aborts the interpreter's shutdown."""
+        try:
+            fd = self._rfile.fileno()
+        except (AttributeError, OSError, ValueError):
+            yield from self._rfile
+            return
+        buf = b""
+        while True:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            yield from lines
+        if buf:
+            yield buf
+
     def _read_loop(self) -> None:
         try:
-            for raw in self._rfile:
+            for raw in self._lines():
                 if raw.strip():
                     self._take(raw)
         except (OSError, ValueError):
