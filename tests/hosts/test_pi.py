@@ -8,6 +8,7 @@ results is what the test checks. Run: ``AGENT_HOOKS_HOST_TESTS=1 pytest tests/ho
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -144,3 +145,45 @@ def test_with_the_guard_disabled_the_same_kind_of_command_runs(agent, hooks_venv
     assert done.returncode == 0, done.stderr[-3000:]
     assert "removed" in r.model.tool_results()[0]
     assert not (r.project / "scratch").exists()
+
+
+PIPED = "echo ZWNobyBwaXBlZC1yYW4K | base64 -d | sh"  # prints piped-ran; the guard asks (pipe-to-shell)
+
+
+@pytest.mark.parametrize(("confirmed", "expected"), [
+    (False, "base64 -d output run by sh [guard:pipe-to-shell] (the user said no)"),
+    (True, "piped-ran"),
+])
+def test_the_guard_asks_through_the_agents_own_ui(agent, hooks_venv, tmp_path, confirmed, expected):
+    """RPC mode has a UI (the client answers its dialogs): ctx.ui.confirm reaches it and the answer counts."""
+    r = Run(agent, hooks_venv, tmp_path, [tool_call("bash", {"command": PIPED}), say("done")])
+    r.install()
+    asked: list[dict[str, Any]] = []
+    with r.model:
+        r.agent.configure(r.agent_dir, r.model.base_url)
+        env = r.agent.env(r.home, r.agent_dir, AGENT_HOOKS_HOME=str(r.home / "agent-hooks"))
+        cmd = [str(r.agent.binary), "--mode", "rpc", "--no-session", "--provider", "fake", "--model", "fake-model"]
+        proc = subprocess.Popen(cmd, cwd=r.project, env=env, text=True, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(json.dumps({"id": "p1", "type": "prompt", "message": "go"}) + "\n")
+            proc.stdin.flush()
+            for line in proc.stdout:
+                msg = json.loads(line)
+                if msg.get("type") == "extension_ui_request" and msg.get("method") == "confirm":
+                    asked.append(msg)
+                    proc.stdin.write(json.dumps({"type": "extension_ui_response", "id": msg["id"],
+                                                 "confirmed": confirmed}) + "\n")
+                    proc.stdin.flush()
+                elif msg.get("type") == "agent_end":
+                    break
+            proc.stdin.close()
+            proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert [(a["title"], PIPED in a["message"]) for a in asked] == [("agent-hooks guard", True)]
+    (result,) = r.model.tool_results()
+    assert expected in result
