@@ -183,6 +183,9 @@ class Channel:
     def _take(self, raw: bytes) -> None:
         try:
             message = json.loads(raw)
+        except RecursionError:
+            self.reply_error(None, RpcError(PARSE_ERROR, "parse error: nested too deeply"))
+            return
         except (ValueError, UnicodeDecodeError) as exc:
             self.reply_error(None, RpcError(PARSE_ERROR, f"parse error: {exc}"))
             return
@@ -449,7 +452,11 @@ class Server:
         if not isinstance(name, str) or not name:
             raise RpcError(INVALID_PARAMS, "event: `name` must be the host's event name")
         event = {"name": name, "payload": payload}
-        if self.rt is None:
+        from .dispatch import MAX_DEPTH, depth_exceeds
+
+        if depth_exceeds(payload):
+            answer = adapter.failure(name, f"the event is nested deeper than {MAX_DEPTH} levels")
+        elif self.rt is None:
             answer = adapter.failure(name, self.load_problem or "not initialized")
         else:
             if isinstance(params.get("has_ui"), bool):
