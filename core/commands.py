@@ -84,6 +84,9 @@ def _declarations(rt: Runtime) -> list[tuple[str, Any]]:
 
 
 def _coerce(item: Any, plugin: str) -> AgentCommand | None:
+    name: Any
+    description: Any
+    run: Any
     if isinstance(item, AgentCommand):
         name, description, run = item.name, item.description, item.run
     elif isinstance(item, dict):

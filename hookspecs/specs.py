@@ -809,7 +809,7 @@ def register_commands(cli: Any) -> None:
 
 
 @hookspec
-def agent_commands(ctx: HookContext) -> list[Any]:
+def agent_commands(ctx: HookContext) -> Any:
     """Declare slash commands for in-process agent hosts (pi, omp): ``/name args`` in the agent.
 
     :param ctx: the plugin's context; a command that needs it closes over it.

@@ -558,6 +558,7 @@ def main(argv: list[str] | None = None, *, stdin: IO[bytes] | None = None, stdou
     if options.help:
         sys.stderr.write(USAGE) if stdout is not None else sys.stdout.write(USAGE)
         return 0
+    out: IO[bytes]
     if stdout is None:
         # the protocol keeps the real stdout; everything else written to fd 1 goes to stderr
         sys.stdout.flush()

@@ -100,11 +100,10 @@ class PiAdapter:
             raise BridgeInputError(f"{self.name} {name}: payload must be an object, not {type(payload).__name__}")
         broken = list(getattr(rt, "load_errors", ()))
         if broken and name in GATING_EVENTS:
-            names = ", ".join(dict.fromkeys(e.plugin for e in broken))
+            culprits = ", ".join(dict.fromkeys(e.plugin for e in broken))
             return self.failure(name, f"a plugin failed to load: {'; '.join(str(e) for e in broken)}. Fix it, "
-                                      f"or disable it (`agenthooks plugins disable {names}`)")
-        names = self._names()
-        if name not in names:
+                                      f"or disable it (`agenthooks plugins disable {culprits}`)")
+        if name not in self._names():
             return self._host_event(rt, name, payload)
         if name == "tool_call":
             return self._tool_call(rt, payload)
@@ -160,7 +159,8 @@ class PiAdapter:
         if isinstance(outcome.native, dict) and outcome.native.get("block"):
             answer.blocked = True
             return answer
-        arguments = payload.get("input") if isinstance(payload.get("input"), dict) else original
+        current = payload.get("input")
+        arguments: dict[str, Any] = current if isinstance(current, dict) else original
         perm = permission_call(tool, arguments, rt.cwd)
         if perm is not None and rt.implementers(perm[0]):
             out = self._fire(rt, answer, *perm)
