@@ -28,7 +28,11 @@ FAST_COMMANDS = {
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args and args[0] in FAST_COMMANDS:
+    if args[:1] == ["serve"] and "--stdio" in args[1:]:  # one warm session over stdio (pi, omp, OpenCode)
+        from .transports.stdio import main as stdio_main
+
+        code = stdio_main([a for a in args[1:] if a != "--stdio"])
+    elif args and args[0] in FAST_COMMANDS:
         module_name, _, func = FAST_COMMANDS[args[0]].partition(":")
         import importlib
 

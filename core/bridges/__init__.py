@@ -15,6 +15,8 @@ from typing import Any
 #: host name -> "module:attribute" of its HostAdapter object
 ADAPTERS: dict[str, str] = {
     "claude-code": "agent_hooks_core.bridges.claude_code:ADAPTER",
+    "pi": "agent_hooks_core.bridges.pi:ADAPTER",
+    "omp": "agent_hooks_core.bridges.pi:OMP_ADAPTER",
 }
 
 #: host name -> installer module; it provides ``install(scope, project_dir, dry_run, out, **options) -> int``,
@@ -22,6 +24,8 @@ ADAPTERS: dict[str, str] = {
 #: ``status(cwd) -> list[str]`` (doctor lines, each starting "ok: ", "warning: " or "problem: ")
 INSTALLERS: dict[str, str] = {
     "claude-code": "agent_hooks_core.bridges.claude_code_install",
+    "pi": "agent_hooks_core.bridges.pi.install:PI",
+    "omp": "agent_hooks_core.bridges.pi.install:OMP",
 }
 
 
