@@ -15,6 +15,7 @@ from typing import Any
 #: host name -> "module:attribute" of its HostAdapter object
 ADAPTERS: dict[str, str] = {
     "claude-code": "agent_hooks_core.bridges.claude_code:ADAPTER",
+    "codex": "agent_hooks_core.bridges.codex:ADAPTER",
 }
 
 #: host name -> installer module; it provides ``install(scope, project_dir, dry_run, out, **options) -> int``,
@@ -22,6 +23,7 @@ ADAPTERS: dict[str, str] = {
 #: ``status(cwd) -> list[str]`` (doctor lines, each starting "ok: ", "warning: " or "problem: ")
 INSTALLERS: dict[str, str] = {
     "claude-code": "agent_hooks_core.bridges.claude_code_install",
+    "codex": "agent_hooks_core.bridges.codex.install",
 }
 
 
