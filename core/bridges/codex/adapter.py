@@ -78,7 +78,7 @@ class CodexAdapter(Adapter):
     def on_PreToolUse(self, turn: Turn) -> HostAnswer:
         tool, arguments = turn.tool()
         cwd = turn.rt.cwd
-        verdict = g.gate(turn.rt, tool, arguments, turn.str("tool_use_id"),
+        verdict = g.gate(turn.rt, tool, arguments, turn.text("tool_use_id"),
                          lambda args: permission_calls(tool, args, cwd))
         turn.errors.extend(verdict.errors)
         if verdict.blocked:
@@ -113,7 +113,7 @@ class CodexAdapter(Adapter):
     def on_PostToolUse(self, turn: Turn) -> HostAnswer:
         tool, arguments = turn.tool()
         change = output(turn.rt, tool, arguments, turn.event.get("tool_response"),
-                        call_id=turn.str("tool_use_id"), errors=turn.errors)
+                        call_id=turn.text("tool_use_id"), errors=turn.errors)
         if change is None:
             return self._context(turn, None, [])
         # Codex has no "replace the output" field for built-in tools: a block replaces the result
@@ -123,7 +123,7 @@ class CodexAdapter(Adapter):
     # -- prompt, session, compaction, sub-agents --------------------------------------------
 
     def on_UserPromptSubmit(self, turn: Turn) -> HostAnswer:
-        prompt = turn.str("prompt")
+        prompt = turn.text("prompt")
         if prompt is None:
             from ..base import BridgeInputError
 
@@ -143,10 +143,10 @@ class CodexAdapter(Adapter):
         return self._context(turn, None, [*extra, *([inject] if inject else [])])
 
     def on_SessionStart(self, turn: Turn) -> HostAnswer:
-        source = turn.str("source")
+        source = turn.text("source")
         if source != "compact":
             turn.fire("on_start", {"project_root": turn.rt.cwd})
-        turn.fire("session_start", {"reason": source, "session_file": turn.str("transcript_path")})
+        turn.fire("session_start", {"reason": source, "session_file": turn.text("transcript_path")})
         inject = turn.system_prompt()
         notes = [f"agent-hooks: {e}" for e in getattr(turn.rt, "load_errors", ())]
         answer = self._context(turn, None, [inject] if inject else [])
@@ -154,11 +154,11 @@ class CodexAdapter(Adapter):
         return answer
 
     def on_SessionEnd(self, turn: Turn) -> HostAnswer:
-        turn.fire("on_end", {"reason": turn.str("reason")})
+        turn.fire("on_end", {"reason": turn.text("reason")})
         return HostAnswer()
 
     def on_PreCompact(self, turn: Turn) -> HostAnswer:
-        out = turn.fire("pre_compact", {"trigger": turn.str("trigger")})
+        out = turn.fire("pre_compact", {"trigger": turn.text("trigger")})
         if (out.data or {}).get("cancel"):
             who = g.stopper(out) or "a plugin"
             return HostAnswer(body={"continue": False, "stopReason": f"agent-hooks: {who} cancelled the compaction"},
@@ -166,11 +166,11 @@ class CodexAdapter(Adapter):
         return HostAnswer()
 
     def on_PostCompact(self, turn: Turn) -> HostAnswer:
-        turn.fire("post_compact", {"trigger": turn.str("trigger")})
+        turn.fire("post_compact", {"trigger": turn.text("trigger")})
         return HostAnswer()
 
     def on_SubagentStart(self, turn: Turn) -> HostAnswer:
-        out = turn.fire("pre_spawn_agent", {"agent_id": turn.str("agent_id"), "agent_type": turn.str("agent_type")})
+        out = turn.fire("pre_spawn_agent", {"agent_id": turn.text("agent_id"), "agent_type": turn.text("agent_type")})
         data = out.data or {}
         who = g.stopper(out) or "a plugin"
         extra = []
@@ -183,12 +183,12 @@ class CodexAdapter(Adapter):
         return self._context(turn, None, extra)
 
     def on_SubagentStop(self, turn: Turn) -> HostAnswer:
-        turn.fire("post_spawn_agent", {"response": turn.str("last_assistant_message"), "agent_id": turn.str("agent_id"),
-                                       "agent_type": turn.str("agent_type")})
+        turn.fire("post_spawn_agent", {"response": turn.text("last_assistant_message"), "agent_id": turn.text("agent_id"),
+                                       "agent_type": turn.text("agent_type")})
         return HostAnswer()
 
     def on_Stop(self, turn: Turn) -> HostAnswer:
-        turn.fire("agent_end", {"last_assistant_message": turn.str("last_assistant_message")})
+        turn.fire("agent_end", {"last_assistant_message": turn.text("last_assistant_message")})
         return HostAnswer()
 
 

@@ -194,9 +194,7 @@ def _trust_change(path: Path, old_data: dict[str, Any], new_data: dict[str, Any]
     if not hooks:
         del doc["hooks"]
     new_text = tomlkit.dumps(doc)
-    import tomllib
-
-    tomllib.loads(new_text)  # what we write must parse
+    tomlkit.loads(new_text)  # what we write must parse
     return FileChange(config_path(), text, new_text)
 
 

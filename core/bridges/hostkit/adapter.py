@@ -28,7 +28,7 @@ class Turn:
         self.errors.extend(str(e) for e in out.errors)
         return out
 
-    def str(self, key: str) -> str | None:
+    def text(self, key: str) -> str | None:
         value = self.event.get(key)
         return value if isinstance(value, str) else None
 
