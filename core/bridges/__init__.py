@@ -16,6 +16,7 @@ from typing import Any
 ADAPTERS: dict[str, str] = {
     "claude-code": "agent_hooks_core.bridges.claude_code:ADAPTER",
     "codex": "agent_hooks_core.bridges.codex:ADAPTER",
+    "gemini": "agent_hooks_core.bridges.gemini:ADAPTER",
 }
 
 #: host name -> installer module; it provides ``install(scope, project_dir, dry_run, out, **options) -> int``,
@@ -24,6 +25,7 @@ ADAPTERS: dict[str, str] = {
 INSTALLERS: dict[str, str] = {
     "claude-code": "agent_hooks_core.bridges.claude_code_install",
     "codex": "agent_hooks_core.bridges.codex.install",
+    "gemini": "agent_hooks_core.bridges.gemini.install",
 }
 
 

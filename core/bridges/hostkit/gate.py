@@ -81,7 +81,7 @@ def shell(command: Any, tool: str) -> Calls:
     return [("pre_shell_exec", {"command": command, "tool_name": tool})] if isinstance(command, str) else []
 
 
-def writes(paths: Iterable[tuple[str, str | None]], tool: str, cwd: str) -> Calls:
+def writes(paths: Iterable[tuple[Any, str | None]], tool: str, cwd: str) -> Calls:
     """``pre_file_write`` for each (path, new content or None)."""
     calls: Calls = []
     for path, content in paths:
