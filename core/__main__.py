@@ -15,6 +15,7 @@ FAST_COMMANDS = {
     "chibi": "agent_hooks_core.dialects.chibi_exec:main",
     "codex": "agent_hooks_core.bridges.codex:main",
     "gemini": "agent_hooks_core.bridges.gemini:main",
+    "cursor": "agent_hooks_core.bridges.cursor:main",
 }
 
 

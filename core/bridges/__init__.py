@@ -17,6 +17,7 @@ ADAPTERS: dict[str, str] = {
     "claude-code": "agent_hooks_core.bridges.claude_code:ADAPTER",
     "codex": "agent_hooks_core.bridges.codex:ADAPTER",
     "gemini": "agent_hooks_core.bridges.gemini:ADAPTER",
+    "cursor": "agent_hooks_core.bridges.cursor:ADAPTER",
 }
 
 #: host name -> installer module; it provides ``install(scope, project_dir, dry_run, out, **options) -> int``,
@@ -26,6 +27,7 @@ INSTALLERS: dict[str, str] = {
     "claude-code": "agent_hooks_core.bridges.claude_code_install",
     "codex": "agent_hooks_core.bridges.codex.install",
     "gemini": "agent_hooks_core.bridges.gemini.install",
+    "cursor": "agent_hooks_core.bridges.cursor.install",
 }
 
 
