@@ -181,7 +181,7 @@ def test_permission_request_failure_denies():
 
 
 @pytest.mark.parametrize(("stdin", "fragment"), [
-    (b"", "no event"), (b"{not json", "not valid JSON"), (b"[" * 100_000 + b"]" * 100_000, "JSON"),
+    (b"", "no event"), (b"{not json", "not valid JSON"), (b"[" * 100_000 + b"]" * 100_000, "nested deeper"),
     (b"[]", "JSON object"),
 ])
 def test_the_command_fails_closed_on_bad_input(stdin, fragment, tmp_path):

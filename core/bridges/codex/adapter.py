@@ -43,6 +43,7 @@ def permission_calls(tool: str, arguments: dict[str, Any], cwd: str) -> g.Calls:
 
 class CodexAdapter(Adapter):
     name = "codex"
+    TITLE = "Codex"
     GATING = frozenset({"PreToolUse", "PermissionRequest"})
     EVENTS = EVENTS
 

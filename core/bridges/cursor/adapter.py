@@ -59,6 +59,7 @@ def _deny(event: str, reason: str) -> dict[str, Any]:
 
 class CursorAdapter(Adapter):
     name = "cursor"
+    TITLE = "Cursor"
     GATING = GATING
     EVENTS = EVENTS
 

@@ -52,6 +52,7 @@ def permission_calls(tool: str, args: dict[str, Any], cwd: str) -> g.Calls:
 
 class GeminiAdapter(Adapter):
     name = "gemini"
+    TITLE = "Gemini CLI"
     GATING = frozenset({"BeforeTool"})
     EVENTS = EVENTS
 

@@ -77,6 +77,18 @@ class Adapter:
     GATING: frozenset[str] = frozenset()
     #: the host's own events (the capability matrix and the installers read this)
     EVENTS: tuple[str, ...] = ()
+    #: the host's name for people ("Gemini CLI"); the per-event command's --help uses it
+    TITLE = ""
+
+    @property
+    def event_field(self) -> str:
+        return self.EVENT_KEY
+
+    @property
+    def usage(self) -> str:
+        from .command import usage
+
+        return usage(self.name, self.TITLE or self.name)
 
     def event_name(self, event: Mapping[str, Any]) -> str | None:
         value = event.get(self.EVENT_KEY) if isinstance(event, Mapping) else None
