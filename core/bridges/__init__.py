@@ -18,6 +18,7 @@ ADAPTERS: dict[str, str] = {
     "codex": "agent_hooks_core.bridges.codex:ADAPTER",
     "gemini": "agent_hooks_core.bridges.gemini:ADAPTER",
     "cursor": "agent_hooks_core.bridges.cursor:ADAPTER",
+    "opencode": "agent_hooks_core.bridges.opencode:ADAPTER",
 }
 
 #: host name -> installer module; it provides ``install(scope, project_dir, dry_run, out, **options) -> int``,
@@ -28,6 +29,7 @@ INSTALLERS: dict[str, str] = {
     "codex": "agent_hooks_core.bridges.codex.install",
     "gemini": "agent_hooks_core.bridges.gemini.install",
     "cursor": "agent_hooks_core.bridges.cursor.install",
+    "opencode": "agent_hooks_core.bridges.opencode.install",
 }
 
 

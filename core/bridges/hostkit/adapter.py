@@ -123,7 +123,7 @@ class Adapter:
         if not rt.plugins:
             return HostAnswer()
         turn = Turn(rt, event, name)
-        handler = getattr(self, f"on_{name}", None)
+        handler = getattr(self, "on_" + name.replace(".", "_"), None)  # OpenCode names have dots
         answer = handler(turn) if handler is not None else self.host_event(turn)
         answer.stderr.extend(f"agent-hooks: {e}" for e in turn.errors)
         return answer
