@@ -33,6 +33,7 @@ EXPECTED = {
     "chat.params": ["pre_api_request"], "permission.ask": ["pre_shell_exec"],
     "experimental.chat.system.transform": [], "experimental.session.compacting": ["pre_compact"],
     "event": ["on_start", "session_start"], "event/idle": ["agent_end"], "event/other": [],
+    "event/compacted": ["post_compact"], "event/deleted": ["on_end"],
 }
 
 
