@@ -23,6 +23,9 @@ if __name__ == "__main__" and sys.path:
 FAST_COMMANDS = {
     "claude-code": "agent_hooks_core.bridges.claude_code:main",
     "chibi": "agent_hooks_core.dialects.chibi_exec:main",
+    "codex": "agent_hooks_core.bridges.codex:main",
+    "gemini": "agent_hooks_core.bridges.gemini:main",
+    "cursor": "agent_hooks_core.bridges.cursor:main",
 }
 
 

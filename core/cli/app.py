@@ -107,7 +107,7 @@ def build_app(plugin_commands: bool = False) -> typer.Typer:
     _register_core(app)
     doctor.register(app)
     scaffold.register(app)
-    for module_name in ("replay", "chibi", "hosts", "serve"):
+    for module_name in ("replay", "chibi", "hosts", "hosts_matrix", "serve"):
         try:
             module = __import__(f"{__package__}.{module_name}", fromlist=["register"])
             module.register(app)
