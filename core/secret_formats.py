@@ -10,7 +10,9 @@ appears, so replacing it never mangles source code. Looser heuristics (``passwor
 from __future__ import annotations
 
 FORMATS: list[tuple[str, str]] = [
-    ("private-key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)"),
+    # PEM (RSA, EC, OPENSSH, ENCRYPTED) and PGP armour ("PRIVATE KEY BLOCK"); an unterminated block runs to the end
+    ("private-key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+                    r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"),
     ("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b"),
     ("aws-secret-key", r"(?i)aws_?secret_?access_?key[\"']?\s*[=:]\s*[\"']?(?P<secret>[A-Za-z0-9/+=]{40})"),
     ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})"),
@@ -24,5 +26,6 @@ FORMATS: list[tuple[str, str]] = [
     ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
     ("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,}"),
     ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    ("url-password", r"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<secret>[^/\s@]+)@"),
+    # the user may be empty (redis://:pw@host) and the password may hold '@' (up to the last '@' before the host)
+    ("url-password", r"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]*:(?P<secret>[^/\s]+)@"),
 ]

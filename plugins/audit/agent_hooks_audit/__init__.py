@@ -62,9 +62,24 @@ class _Recorder:
         return json.dumps(clean, ensure_ascii=False, default=str, separators=(",", ":")), cut
 
     def add(self, record: dict[str, Any]) -> None:
-        self.store.add(record, self.retention)
+        self.store.add(self.scrub(record), self.retention)
+
+    def scrub(self, record: dict[str, Any]) -> dict[str, Any]:
+        """The last pass before anything is written: every text column redacted (a secret in a
+        session id, a cwd or a hook name is still a secret), and nothing left that UTF-8 cannot
+        encode (a lone surrogate would make SQLite, PostgreSQL and the spool refuse the row)."""
+        from .redact import JSON_SAFE
+
+        out: dict[str, Any] = {}
+        for key, value in record.items():
+            if isinstance(value, str):
+                # JSON columns were redacted structurally; the regexes would not respect their quoting
+                value = value.translate(JSON_SAFE) if key in _JSON_COLUMNS else self.redactor.text(value)
+            out[key] = value
+        return out
 
 
+_JSON_COLUMNS = frozenset({"answered", "handlers", "errors", "notes", "event", "result"})
 _RECORDERS: dict[tuple[int, str, str], tuple[Any, _Recorder]] = {}
 
 
@@ -84,7 +99,9 @@ def _recorder(ctx: Any) -> _Recorder:
 
 
 def _base(ctx: Any, rec: _Recorder) -> dict[str, Any]:
-    return {"ts": time.time(), "host": ctx.host, "session": ctx.session_id, "cwd": ctx.cwd, "pid": os.getpid()}
+    # uid: the record's idempotent key (a record kept pending or spooled and moved twice is stored once)
+    return {"ts": time.time(), "host": ctx.host, "session": ctx.session_id, "cwd": ctx.cwd, "pid": os.getpid(),
+            "uid": os.urandom(12).hex()}
 
 
 @hookimpl
@@ -102,7 +119,7 @@ def hook_called(outcome: Any, ctx: Any) -> None:
     redact = rec.redactor.text
     event_json, cut_event = rec.dump(event)
     result_json, cut_result = rec.dump(outcome.data)
-    errors = [{**e.to_dict(), "message": redact(e.message)} for e in outcome.errors]
+    errors = [rec.redactor.value(e.to_dict(), 4096)[0] for e in outcome.errors]
     record = _base(ctx, rec)
     record.update(
         kind="hook", hook=outcome.hook, decision=decision,
@@ -110,7 +127,7 @@ def hook_called(outcome: Any, ctx: Any) -> None:
         reason=redact(outcome.reason) if outcome.reason else None,
         answered=json.dumps(answered), handlers=json.dumps(list(outcome.handlers)),
         errors=json.dumps(errors, ensure_ascii=False), error_count=len(errors),
-        notes=json.dumps([redact(n) if isinstance(n, str) else rec.redactor.value(n, 2048)[0] for n in notes],
+        notes=json.dumps([rec.redactor.value(n, 2048)[0] for n in notes],
                          ensure_ascii=False, default=str) if notes else None,
         duration_ms=round(outcome.duration * 1000, 3),
         event=event_json, result=result_json, truncated=int(cut_event or cut_result),
@@ -153,6 +170,7 @@ def session_summary(ctx: Any) -> str:
         store.flush_pending()
         count = store.count(Query(session=sid))
     except AuditError as exc:
-        return f"audit log: {rec.path} unavailable ({exc}); {store.pending_count()} records pending in {store.pending}"
+        where = " or ".join(str(p) for p in store.pending_files)
+        return f"audit log: {rec.path} unavailable ({exc}); {store.pending_count()} records pending in {where}"
     where = f" --session {sid}" if sid else ""
     return f"audit log: {rec.path} ({count} records for this session; `agenthooks audit stats{where}`)"

@@ -212,6 +212,12 @@ def print_stats(stats: dict[str, Any], store: AuditStore) -> None:
     d = stats["decisions"]
     console.print(f"{stats['total']} events in {stats['sessions']} session(s) — " + ", ".join(
         f"{d[k]} {k}" for k in DECISIONS) + f"; {stats['errors']} errors   [dim]({_esc(str(store.path))})[/]")
+    if stats.get("pending"):
+        console.print(f"[yellow]{stats['pending']} records pending[/] (not yet in the database: "
+                      + _esc(" / ".join(str(p) for p in store.pending_files)) + ")")
+    if stats.get("lost"):
+        console.print(f"[bold red]{stats['lost']} records lost[/] (neither the database nor a pending file "
+                      "could be written)")
     if not stats["by_plugin"]:
         return
     table = Table(header_style="bold")
@@ -239,15 +245,15 @@ def make_app() -> typer.Typer:
     @app.command("tail")
     def tail_cmd(
         ctx: typer.Context, db: DbOpt = None,
-        lines: Annotated[int, typer.Option("-n", "--lines", help="Show the last N records first.")] = 10,
+        lines: Annotated[int, typer.Option("-n", "--lines", min=0, help="Show the last N records first.")] = 10,
         follow: Annotated[bool, typer.Option("--follow/--no-follow", help="Keep printing new records.")] = True,
         interval: Annotated[float, typer.Option("--interval", help="Seconds between polls.")] = 0.5,
         hook: HookOpt = None, plugin: PluginOpt = None, decision: DecisionOpt = None, session: SessionOpt = None,
-        as_json: JsonOpt = False,
+        since: SinceOpt = None, until: UntilOpt = None, as_json: JsonOpt = False,
     ) -> None:
         """Show the latest records and follow new ones (Ctrl-C stops)."""
         store = resolve_store(db, ctx)
-        query = Filters(hook, plugin, decision, session, None, None).query(store)
+        query = Filters(hook, plugin, decision, session, since, until).query(store)
         if not store.path.exists():
             store.connect()  # following an empty log: create it so the writers find it set up
         rows = list(store.rows(query, limit=lines, newest_first=True))[::-1]
@@ -266,7 +272,7 @@ def make_app() -> typer.Typer:
     def search_cmd(
         ctx: typer.Context, db: DbOpt = None, hook: HookOpt = None, plugin: PluginOpt = None,
         decision: DecisionOpt = None, session: SessionOpt = None, since: SinceOpt = None, until: UntilOpt = None,
-        limit: Annotated[int, typer.Option("--limit", help="At most this many (the newest).")] = 50,
+        limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many (the newest).")] = 50,
         as_json: JsonOpt = False,
     ) -> None:
         """Find records by hook, plugin, decision, session and time."""
@@ -286,6 +292,9 @@ def make_app() -> typer.Typer:
         query = Filters(hook, plugin, decision, session, since, until).query(store)
         stats = compute_stats(store.rows(query))
         stats["db"] = str(store.path)
+        # what is not in the database: waiting in a pending file, or lost for good (counted, not hidden)
+        stats["pending"] = store.pending_count()
+        stats["lost"] = store.lost_count()
         if as_json:
             sys.stdout.write(json.dumps(stats, indent=2) + "\n")
         else:
@@ -298,8 +307,13 @@ def make_app() -> typer.Typer:
         output: Annotated[str | None, typer.Option("--output", "-o", help="Write here (default: stdout).")] = None,
         hook: HookOpt = None, plugin: PluginOpt = None, decision: DecisionOpt = None, session: SessionOpt = None,
         since: SinceOpt = None, until: UntilOpt = None,
+        as_json: Annotated[bool, typer.Option("--json", help="JSON lines (the same as --format jsonl).")] = False,
     ) -> None:
         """Write the records (oldest first) as JSON lines or CSV."""
+        if as_json:
+            if fmt not in ("jsonl", "json"):
+                raise AuditError(f"--json and --format {fmt} disagree: pick one")
+            fmt = "jsonl"
         if fmt not in ("jsonl", "csv"):
             raise AuditError(f"--format must be jsonl or csv, not {fmt!r}")
         store = resolve_store(db, ctx)

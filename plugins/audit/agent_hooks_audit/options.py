@@ -55,3 +55,14 @@ def db_path(config: Mapping[str, Any], cwd: str | None = None) -> Path:
     if not path.is_absolute():
         path = Path(cwd or os.getcwd()) / path
     return path
+
+
+def fallback_pending(db: Path) -> Path:
+    """Where records for ``db`` wait when its own directory cannot be written (read-only): the user
+    state directory, one file per database."""
+    import hashlib
+
+    import platformdirs
+
+    digest = hashlib.sha256(str(db).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return Path(platformdirs.user_state_dir("agent-hooks", appauthor=False)) / "audit-pending" / f"{db.stem}-{digest}.jsonl"
