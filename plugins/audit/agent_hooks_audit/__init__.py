@@ -37,23 +37,27 @@ class _Recorder:
     """A settings section turned into what recording needs."""
 
     def __init__(self, config: dict[str, Any], cwd: str) -> None:
-        from .options import db_path
+        from .options import target
         from .redact import Redactor
 
         self.config = config
-        self.path = db_path(config, cwd)
+        self.path = target(config, cwd)
         self.redactor: Redactor = Redactor(config["redact_patterns"], config["redact_keys"])
         self.exclude = frozenset(config["exclude_hooks"])
         self.budget = int(config["max_payload_chars"])
         self.payloads = bool(config["record_payloads"])
         self.retention = config["retention_days"] or None
         self.busy_timeout = float(config["busy_timeout"])
+        from .store import is_url
+
+        self.pg_options = ({"connect_timeout": float(config["connect_timeout"]), "queue_size": int(config["queue_size"])}
+                           if is_url(self.path) else {})
 
     @property
     def store(self) -> AuditStore:
         from .store import store_for
 
-        return store_for(self.path, self.busy_timeout)
+        return store_for(self.path, self.busy_timeout, **self.pg_options)
 
     def dump(self, value: Any) -> tuple[str | None, bool]:
         if value is None or not self.payloads:
@@ -85,7 +89,8 @@ _RECORDERS: dict[tuple[int, str, str], tuple[Any, _Recorder]] = {}
 
 def _recorder(ctx: Any) -> _Recorder:
     raw = ctx.config
-    key = (id(raw), ctx.cwd, os.environ.get("AGENT_HOOKS_AUDIT_DB", "") + "|" + os.environ.get("AGENT_HOOKS_HOME", ""))
+    key = (id(raw), ctx.cwd, "|".join(os.environ.get(v, "") for v in (
+        "AGENT_HOOKS_AUDIT_DB", "AGENT_HOOKS_AUDIT_URL", "AGENT_HOOKS_HOME")))
     hit = _RECORDERS.get(key)
     if hit is not None and hit[0] is raw:
         return hit[1]
@@ -171,6 +176,6 @@ def session_summary(ctx: Any) -> str:
         count = store.count(Query(session=sid))
     except AuditError as exc:
         where = " or ".join(str(p) for p in store.pending_files)
-        return f"audit log: {rec.path} unavailable ({exc}); {store.pending_count()} records pending in {where}"
+        return f"audit log: {store.display} unavailable ({exc}); {store.pending_count()} records pending in {where}"
     where = f" --session {sid}" if sid else ""
-    return f"audit log: {rec.path} ({count} records for this session; `agenthooks audit stats{where}`)"
+    return f"audit log: {store.display} ({count} records for this session; `agenthooks audit stats{where}`)"

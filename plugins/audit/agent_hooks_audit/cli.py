@@ -75,22 +75,25 @@ SessionOpt = Annotated[str | None, typer.Option("--session", help="Only this ses
 SinceOpt = Annotated[str | None, typer.Option("--since", help="From this time or age (2026-05-01, 2h, 7d).")]
 UntilOpt = Annotated[str | None, typer.Option("--until", help="Before this time or age.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
-DbOpt = Annotated[str | None, typer.Option("--db", metavar="PATH", help="The audit database to read.")]
+DbOpt = Annotated[str | None, typer.Option("--db", metavar="PATH|URL",
+                                           help="The audit database to read: a SQLite file or postgresql://...")]
 
 
 def resolve_store(db: str | None, ctx: typer.Context | None = None) -> AuditStore:
     """The database ``--db`` names, else the one the hooks write to under the current settings."""
-    from .options import db_path, resolve
+    from .options import resolve, target
     from .store import store_for
 
     if db:
-        return store_for(Path(db).expanduser().absolute())
+        from .store import is_url
+
+        return store_for(db if is_url(db) else Path(db).expanduser().absolute())
     config: Any = {}
     root = ctx.find_root().obj if ctx is not None else None
     cwd = getattr(root, "cwd", None)
     import os
 
-    if not os.environ.get("AGENT_HOOKS_AUDIT_DB"):
+    if not (os.environ.get("AGENT_HOOKS_AUDIT_DB") or os.environ.get("AGENT_HOOKS_AUDIT_URL")):
         from agent_hooks_core import Runtime
 
         rt = Runtime.from_settings(cwd=cwd, settings_path=getattr(root, "settings_path", None),
@@ -98,7 +101,7 @@ def resolve_store(db: str | None, ctx: typer.Context | None = None) -> AuditStor
         if "audit" in rt.plugins:
             config = rt.context("audit").config
     resolved = resolve(config)
-    return store_for(db_path(resolved, cwd), float(resolved["busy_timeout"]))
+    return store_for(target(resolved, cwd), float(resolved["busy_timeout"]))
 
 
 # -- rendering ------------------------------------------------------------------------------------
@@ -211,7 +214,7 @@ def print_stats(stats: dict[str, Any], store: AuditStore) -> None:
     console = _console()
     d = stats["decisions"]
     console.print(f"{stats['total']} events in {stats['sessions']} session(s) — " + ", ".join(
-        f"{d[k]} {k}" for k in DECISIONS) + f"; {stats['errors']} errors   [dim]({_esc(str(store.path))})[/]")
+        f"{d[k]} {k}" for k in DECISIONS) + f"; {stats['errors']} errors   [dim]({_esc(store.display)})[/]")
     if stats.get("pending"):
         console.print(f"[yellow]{stats['pending']} records pending[/] (not yet in the database: "
                       + _esc(" / ".join(str(p) for p in store.pending_files)) + ")")
@@ -240,7 +243,7 @@ def make_app() -> typer.Typer:
     def path_cmd(ctx: typer.Context, db: DbOpt = None) -> None:
         """Print where the audit database is."""
         store = resolve_store(db, ctx)
-        print(store.path)
+        print(store.display)
 
     @app.command("tail")
     def tail_cmd(
@@ -254,8 +257,7 @@ def make_app() -> typer.Typer:
         """Show the latest records and follow new ones (Ctrl-C stops)."""
         store = resolve_store(db, ctx)
         query = Filters(hook, plugin, decision, session, since, until).query(store)
-        if not store.path.exists():
-            store.connect()  # following an empty log: create it so the writers find it set up
+        store.ensure()  # following an empty log: create it so the writers find it set up
         rows = list(store.rows(query, limit=lines, newest_first=True))[::-1]
         emit = _line_printer(as_json)
         for row in rows:
@@ -291,7 +293,7 @@ def make_app() -> typer.Typer:
         store = resolve_store(db, ctx)
         query = Filters(hook, plugin, decision, session, since, until).query(store)
         stats = compute_stats(store.rows(query))
-        stats["db"] = str(store.path)
+        stats["db"] = store.display
         # what is not in the database: waiting in a pending file, or lost for good (counted, not hidden)
         stats["pending"] = store.pending_count()
         stats["lost"] = store.lost_count()
@@ -336,7 +338,7 @@ def make_app() -> typer.Typer:
     ) -> None:
         """Delete old records now (the hooks do it hourly per retention_days)."""
         store = resolve_store(db, ctx)
-        print(f"deleted {store.prune(older_than)} records older than {older_than:g} days from {store.path}")
+        print(f"deleted {store.prune(older_than)} records older than {older_than:g} days from {store.display}")
 
     return app
 

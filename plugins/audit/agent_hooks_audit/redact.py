@@ -47,8 +47,9 @@ SECRET_KEYS = ["password", "passwd", "pwd", "pass", "passphrase", "secret", "sec
 MAX_DEPTH = 64
 _TOKEN_TAIL = re.compile(r"[\w+/=.\-]+\Z")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-#: a lone surrogate (from ``\\ud800`` in JSON, or invalid UTF-8 decoded with surrogateescape)
-_SURROGATE = re.compile("[\ud800-\udfff]")
+#: a lone surrogate (from ``\\ud800`` in JSON, or invalid UTF-8 decoded with surrogateescape), and NUL,
+#: which PostgreSQL's text refuses
+_SURROGATE = re.compile("[\x00\ud800-\udfff]")
 
 
 #: str.translate table: every lone surrogate to U+FFFD (for text already in JSON, where an escape would decode back)
@@ -56,8 +57,8 @@ JSON_SAFE = {c: 0xFFFD for c in range(0xD800, 0xE000)}
 
 
 def clean_text(text: str) -> str:
-    """``text`` that can be encoded as UTF-8: a lone surrogate becomes its escape (``\\ud800``), so the
-    evidence is kept and the record can be written (SQLite and the spool files refuse it)."""
+    """``text`` that every store can take: a lone surrogate (or NUL) becomes its escape (``\\ud800``), so
+    the evidence is kept and the record can be written (SQLite, PostgreSQL and the spool files refuse it)."""
     if _SURROGATE.search(text) is None:
         return text
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)

@@ -119,7 +119,14 @@ class Query:
     after_id: int | None = None
     kinds: Sequence[str] = field(default_factory=tuple)
 
-    def where(self) -> tuple[str, list[Any]]:
+    def where(self, dialect: str = "sqlite") -> tuple[str, list[Any]]:
+        """The WHERE clause and its arguments; ``dialect="pg"`` gives PostgreSQL's placeholders."""
+        sql, args = self._where()
+        if dialect == "pg":
+            sql = sql.replace("instr(", "strpos(").replace("?", "%s")
+        return sql, args
+
+    def _where(self) -> tuple[str, list[Any]]:
         clauses: list[str] = []
         args: list[Any] = []
         if self.hook:
@@ -194,6 +201,15 @@ class AuditStore:
             self._conn, self._pid = conn, os.getpid()
             return conn
 
+    @property
+    def display(self) -> str:
+        return str(self.path)
+
+    def ensure(self) -> None:
+        """Create the database (following an empty log: so the writers find it set up)."""
+        if not self.path.exists():
+            self.connect()
+
     def close(self) -> None:
         with self._lock:
             if self._conn is not None and self._pid == os.getpid():
@@ -225,6 +241,39 @@ class AuditStore:
                 if not isinstance(exc, AuditError):
                     self.close()  # a corrupt file can look fine until the first write
                 raise AuditError(f"{self._down_reason}; {self._keep_pending(record)}") from None
+
+    def add_many(self, records: list[dict[str, Any]]) -> None:
+        """Store ``records`` in one transaction (the PostgreSQL spool); on failure one by one, each
+        kept pending or counted lost as :meth:`add` does. Never raises."""
+        rows = [tuple(r.get(c) for c in COLUMNS) for r in records]
+        with self._lock:
+            try:
+                conn = self.connect()
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    conn.executemany(_INSERT, rows)
+                    conn.execute("COMMIT")
+                    return
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+            except (AuditError, sqlite3.Error, OSError, ValueError):
+                pass
+        for record in records:
+            with contextlib.suppress(AuditError):
+                self.add(record)
+
+    def head(self, limit: int) -> list[dict[str, Any]]:
+        """The oldest ``limit`` records (raw columns), for replaying a spool in order."""
+        cur = self.connect().execute(f"SELECT {', '.join(COLUMNS)} FROM events ORDER BY id LIMIT {int(limit)}")
+        return [dict(zip(COLUMNS, values, strict=True)) for values in cur]
+
+    def delete_uids(self, uids: list[str]) -> None:
+        """Remove replayed records (by uid: ids may be reused once the table was empty)."""
+        conn = self.connect()
+        for i in range(0, len(uids), 500):
+            part = uids[i:i + 500]
+            conn.execute(f"DELETE FROM events WHERE uid IN ({', '.join('?' * len(part))})", part)
 
     @property
     def pending_files(self) -> list[Path]:
@@ -400,15 +449,27 @@ def _locked(path: Path, mode: str) -> Iterator[Any]:
         fh.close()
 
 
-_STORES: dict[tuple[str, float], AuditStore] = {}
+_STORES: dict[tuple[Any, ...], Any] = {}
 _STORES_LOCK = threading.Lock()
 
 
-def store_for(path: Path, busy_timeout: float = 5.0) -> AuditStore:
-    """The process-wide store of ``path`` (one connection per database per process)."""
-    key = (str(path), busy_timeout)
+def is_url(target: str | Path) -> bool:
+    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
+
+
+def store_for(target: str | Path, busy_timeout: float = 5.0, **pg_options: Any) -> Any:
+    """The process-wide store of ``target``: a SQLite file (:class:`AuditStore`, one connection per
+    database per process) or a ``postgresql://`` URL (:class:`agent_hooks_audit.pg.PgStore`, one
+    pool and one background writer per process). Both answer the same calls."""
+    key = (str(target), busy_timeout, *sorted(pg_options.items()))
     with _STORES_LOCK:
         store = _STORES.get(key)
         if store is None:
-            store = _STORES[key] = AuditStore(path, busy_timeout)
+            if is_url(target):
+                from .pg import PgStore
+
+                store = PgStore(str(target), **pg_options)
+            else:
+                store = AuditStore(Path(target), busy_timeout)
+            _STORES[key] = store
         return store
