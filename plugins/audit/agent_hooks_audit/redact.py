@@ -17,32 +17,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from agent_hooks_core.secret_formats import FORMATS
+from agent_hooks_core.secret_formats import FORMATS, HEURISTICS, SECRET_KEYS
 
-PATTERNS: list[tuple[str, str]] = [
-    *FORMATS,
-    ("bearer-token", r"(?i)\b(?:bearer|token)\s+(?P<secret>[A-Za-z0-9._~+/-]{12,}=*)"),
-    ("basic-auth", r"(?i)\bbasic\s+(?P<secret>[A-Za-z0-9+/]{12,}=*)"),
-    # curl -u user:pw, curl --user=user:pw (also wget/http clients that copied the flag)
-    ("user-password", r"(?:^|[\s\"'])(?:-u|--user|--proxy-user)(?:\s+|=)[\"']?[^\s:\"']*:(?P<secret>[^\s\"']+)"),
-    # mysql -pPW / mysqldump -pPW (the password glued to -p); --password=PW is a password assignment
-    ("mysql-password", r"\bmysql[\w-]*\b[^\n|;&]*?\s-p(?P<secret>[^\s\"']+)"),
-    ("password", r"(?i)\b[\w.-]*(?:password|passwd|pwd)[\w.-]*[\"']?\s*[=:]\s*[\"']?(?P<secret>[^\s\"'&,;]{2,})"),
-    ("secret-assignment", r"(?i)\b[\w.-]*(?:secret|token|api_?key|access_?key|private_?key|credential)[\w.-]*"
-                          r"[\"']?\s*[=:]\s*[\"']?(?P<secret>[A-Za-z0-9_\-+/=.]{8,})"),
-    # DB_PASS=..., export REDIS_PASS=..., "db_pass": "..." (PASS as a word of the name)
-    ("pass-assignment", r"(?i)\b(?:[\w.-]*[_.-])?pass(?:phrase)?(?:[_.-][\w.-]*)?[\"']?\s*[=:]\s*[\"']?"
-                        r"(?P<secret>[^\s\"'&,;]{2,})"),
-    # a bare AWS secret access key: 40 characters of base64 with upper, lower case and a digit, standing alone
-    # (git SHAs are lower-case hex and never match)
-    ("aws-secret-key-bare", r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])"
-                            r"(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"),
-]
+PATTERNS: list[tuple[str, str]] = [*FORMATS, *HEURISTICS]
 
-#: keys whose values are always replaced (matched as words inside the key)
-SECRET_KEYS = ["password", "passwd", "pwd", "pass", "passphrase", "secret", "secrets", "token",
-               "api_key", "apikey", "access_key", "private_key", "client_secret", "authorization", "cookie",
-               "set-cookie", "credentials", "x-api-key"]
 #: containers nested deeper than this are replaced by a marker (keeps the walk and json.dumps off the recursion limit)
 MAX_DEPTH = 64
 _TOKEN_TAIL = re.compile(r"[\w+/=.\-]+\Z")
