@@ -330,6 +330,60 @@ def make_app() -> typer.Typer:
             if output:
                 out.close()
 
+    @app.command("report")
+    def report_cmd(
+        ctx: typer.Context,
+        html_file: Annotated[str, typer.Option("--html", metavar="FILE", help="Write the page here.")],
+        db: DbOpt = None, hook: HookOpt = None, plugin: PluginOpt = None, decision: DecisionOpt = None,
+        session: SessionOpt = None, since: SinceOpt = None, until: UntilOpt = None,
+    ) -> None:
+        """A self-contained HTML page: calls, blocks and latency per hook and plugin over time."""
+        from .report import render, report_data
+
+        store = resolve_store(db, ctx)
+        query = Filters(hook, plugin, decision, session, since, until).query(store)
+        data = report_data(store.rows(query))
+        try:
+            Path(html_file).write_text(render(data, store.display), encoding="utf-8")
+        except OSError as exc:
+            raise AuditError(f"--html {html_file}: {exc.strerror or exc}") from None
+        print(f"wrote {html_file} ({data['stats']['total']} calls)")
+
+    @app.command("browse")
+    def browse_cmd(
+        ctx: typer.Context, db: DbOpt = None,
+        host: Annotated[str, typer.Option("--host", help="Address to serve on.")] = "127.0.0.1",
+        port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to serve on.")] = 8001,
+        open_browser: Annotated[bool, typer.Option("--open/--no-open", help="Open a browser.")] = True,
+        get: Annotated[str | None, typer.Option("--get", metavar="PATH",
+                                                help="Print datasette's answer for PATH and exit.")] = None,
+    ) -> None:
+        """Browse the audit log in datasette (pip install 'agent-hooks-audit[browse]')."""
+        import importlib.util
+        import subprocess
+        import tempfile
+
+        from .browse import command
+        from .store import AuditStore
+
+        store = resolve_store(db, ctx)
+        if not isinstance(store, AuditStore):
+            raise AuditError("audit browse reads the SQLite store; for PostgreSQL use its own tools, or "
+                             "`agenthooks audit export` / `audit report`")
+        if importlib.util.find_spec("datasette") is None:
+            raise AuditError("audit browse needs datasette: pip install 'agent-hooks-audit[browse]'")
+        store.ensure()
+        with tempfile.TemporaryDirectory(prefix="agent-hooks-browse-") as tmp:
+            args = command(store.path, Path(tmp) / "metadata.json", host, port, open_browser, get)
+            if not get:
+                print(f"serving {store.path} on http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr)
+            try:
+                code = subprocess.call(args)
+            except KeyboardInterrupt:
+                code = 0
+        if code:
+            raise typer.Exit(code)
+
     @app.command("prune")
     def prune_cmd(
         ctx: typer.Context, db: DbOpt = None,
