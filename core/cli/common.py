@@ -7,9 +7,11 @@ built with the global options (``--hook``, ``--settings``, ``--chibi-plugins``, 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -119,5 +121,51 @@ def console(stderr: bool = False) -> Any:
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
-    width = None if stream.isatty() else int(os.environ.get("COLUMNS", "0") or 0) or 160
-    return Console(file=stream, width=width, highlight=False, soft_wrap=False)
+    cols = None if stream.isatty() else int(os.environ.get("COLUMNS", "0") or 0) or 160
+    return Console(file=stream, width=cols, highlight=False, soft_wrap=False)
+
+
+def width() -> int:
+    """The width output is laid out for: the terminal's, else ``$COLUMNS``, else 160 (pipes, files)."""
+    if sys.stdout.isatty():
+        import shutil
+
+        return shutil.get_terminal_size().columns
+    return int(os.environ.get("COLUMNS", "0") or 0) or 160
+
+
+def esc(value: object) -> str:
+    """Text from users, files and plugins, made safe to print with rich markup (``[plugins.guard]`` stays)."""
+    from rich.markup import escape
+
+    return escape(str(value))
+
+
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Send what handlers print (``print()``, subprocesses writing to fd 1) to stderr while they run.
+
+    stdout carries ``fire``'s and ``--json``'s JSON: a plugin's chatter must not corrupt it.
+    """
+    sys.stdout.flush()
+    saved_fd = None
+    try:
+        if sys.stdout.fileno() == 1:
+            saved_fd = os.dup(1)
+            os.dup2(2, 1)
+    except (OSError, ValueError, AttributeError):  # no real fd 1 (captured, closed): sys.stdout is enough
+        saved_fd = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if saved_fd is not None:
+            os.dup2(saved_fd, 1)
+            os.close(saved_fd)
+
+
+def print_table(columns: Any, rows: Any, out: Any = None) -> None:
+    """A table readable at any width (see ``tables.py``); cells are literal text, never markup."""
+    from .tables import print_table as render
+
+    render(out or console(), columns, rows)
