@@ -55,9 +55,34 @@ class LoopState:
         self.fallback: dict[Any, str | None] = {}
 
 
+#: the fields whose truthy value means the action does not happen, and the decision name
+_STOPS = (("denied", "denied"), ("block", "blocked"), ("cancel", "blocked"), ("handled", "blocked"))
+_STOP_FIELDS = frozenset(name for name, _ in _STOPS)
+#: combined-result fields that describe rather than change
+_NEUTRAL = frozenset({"denied", "reason", "message", "tools", "fallback_source"})
+
+
+def decide(hook: str, data: dict[str, Any] | None) -> str:
+    """The decision a combined result stands for: denied, blocked, modified, allowed or observed.
+
+    :meth:`Reduction.finish` calls it once per hook call; an :class:`~agent_hooks_core.runtime.Outcome`
+    built by hand (tests, replays) falls back to it.
+    """
+    if data is None:
+        return "observed"
+    for name, decision in _STOPS:
+        if data.get(name):
+            return decision
+    if data.get("fallback_source") == "default":
+        data = {k: v for k, v in data.items() if k != "fallback"}
+    if hook == "pre_api_tools":
+        return "modified" if ("include" in data or "exclude" in data) else "allowed"
+    return "modified" if any(k not in _NEUTRAL for k in data) else "allowed"
+
+
 class Reduction:
-    __slots__ = ("answered", "errors", "event", "exclude", "fuel_delta", "hd", "include", "loop",
-                 "parts", "result", "stopped")
+    __slots__ = ("answered", "decision", "errors", "event", "exclude", "fuel_delta", "hd", "include",
+                 "loop", "parts", "result", "stopped", "stopped_by", "stopper")
 
     def __init__(self, hd: HookDef, data: dict[str, Any], loop: LoopState | None = None) -> None:
         self.hd = hd
@@ -69,6 +94,11 @@ class Reduction:
         self.answered: list[str] = []
         self.errors: list[HookError] = []
         self.stopped = False
+        #: the last plugin whose answer (or failure, on a fail-closed hook) set a stop field
+        self.stopper: str | None = None
+        #: set by :meth:`finish`: the decision, and who made it when the action does not happen
+        self.decision = "observed"
+        self.stopped_by: str | None = None
         self.include: list[str] | None = None
         self.exclude: list[str] = []
         self.parts: dict[str, list[str]] = {}
@@ -101,6 +131,8 @@ class Reduction:
                                          "a handler may not set it", "invalid")
         if hd.tool_filter:
             return self._filter(plugin, fields)
+        if not _STOP_FIELDS.isdisjoint(fields) and any(fields.get(n) for n in _STOP_FIELDS):
+            self.stopper = plugin
         if hd.first_result:
             if any(fields.get(n, False) is not False for n in hd.first_result_needs):
                 self.answered.append(plugin)
@@ -178,6 +210,7 @@ class Reduction:
             for name in _WHY.get(hd.name, ()):
                 self.result[name] = reason
         self.answered.append(plugin)
+        self.stopper = plugin
         return self._stop()
 
     def _stop(self) -> bool:
@@ -187,6 +220,13 @@ class Reduction:
     # -- the combined result ----------------------------------------------------------------
 
     def finish(self, handler_count: int) -> dict[str, Any] | None:
+        """The combined result; also sets :attr:`decision` and :attr:`stopped_by`."""
+        result = self._combine(handler_count)
+        self.decision = decide(self.hd.name, result)
+        self.stopped_by = self.stopper if self.decision in ("denied", "blocked") else None
+        return result
+
+    def _combine(self, handler_count: int) -> dict[str, Any] | None:
         hd = self.hd
         if hd.observe:
             return None

@@ -30,7 +30,7 @@ from .event import HookEvent
 from .hookspecs import specs
 from .hookspecs.catalogue import BY_NAME, RUNTIME_HOOKS, HookDef, unknown_hook_message
 from .hookspecs.markers import PROJECT
-from .reducer import LoopState, Reduction
+from .reducer import LoopState, Reduction, decide
 from .timeouts import (
     HandlerExit,
     await_with_timeout,
@@ -45,11 +45,6 @@ log = logging.getLogger("agent_hooks")
 log.addHandler(logging.NullHandler())
 
 DEFAULT_TIMEOUT = 30.0
-
-#: the fields whose truthy value means the action does not happen, and the decision name
-_STOPS = (("denied", "denied"), ("block", "blocked"), ("cancel", "blocked"), ("handled", "blocked"))
-#: combined-result fields that describe rather than change
-_NEUTRAL = frozenset({"denied", "reason", "message", "tools", "fallback_source"})
 
 
 @dataclass
@@ -72,6 +67,11 @@ class Outcome:
     """what the runtime wants the host to know (e.g. a re-entrant call skipped handlers)"""
     native: Any = None
     """the result in a dialect's own shape, when fired with ``dialect=`` (chibi, pi, omp)"""
+    stopped_by: str | None = None
+    """the plugin that blocked, denied or handled the call (its answer or its failure on a
+    fail-closed hook); None when nothing stopped it or the runtime did (no handler: denied)"""
+    decided: str | None = field(default=None, repr=False)
+    """the decision the reducer made (:attr:`decision` reads it)"""
 
     @property
     def result(self) -> Any:
@@ -86,17 +86,7 @@ class Outcome:
     @property
     def decision(self) -> str:
         """denied, blocked, modified, allowed (or observed for observe hooks)."""
-        data = self.data
-        if data is None:
-            return "observed"
-        for name, decision in _STOPS:
-            if data.get(name):
-                return decision
-        if data.get("fallback_source") == "default":
-            data = {k: v for k, v in data.items() if k != "fallback"}
-        if self.hook == "pre_api_tools":
-            return "modified" if ("include" in data or "exclude" in data) else "allowed"
-        return "modified" if any(k not in _NEUTRAL for k in data) else "allowed"
+        return self.decided if self.decided is not None else decide(self.hook, self.data)
 
     @property
     def reason(self) -> str | None:
@@ -106,7 +96,7 @@ class Outcome:
     def to_dict(self) -> dict[str, Any]:
         return {
             "hook": self.hook, "decision": self.decision, "result": self.data,
-            "answered": self.answered, "errors": [e.to_dict() for e in self.errors],
+            "answered": self.answered, "stopped_by": self.stopped_by, "errors": [e.to_dict() for e in self.errors],
             "duration_ms": round(self.duration * 1000, 3),
         }
 
@@ -187,6 +177,8 @@ class Runtime:
         self.load_errors: list[HookError] = []
         #: what discovery learned about each plugin (name -> PluginInfo); empty for explicit lists
         self.plugin_info: dict[str, Any] = {}
+        #: what discovery built this runtime from (a ``discovery.Loaded``); None for explicit lists
+        self.discovery: Any = None
         self.pm = pluggy.PluginManager(PROJECT)
         self.pm.add_hookspecs(specs)
         self._load_index: dict[str, int] = {}
@@ -482,8 +474,9 @@ class Runtime:
 
     def _outcome(self, hd: HookDef, red: Reduction, count: int, called: list[Handler], notes: list[str],
                  start: float) -> Outcome:
-        outcome = Outcome(hd.name, red.event, red.finish(count), red.errors, red.answered,
-                          [h.plugin for h in called], 0.0, notes)
+        data = red.finish(count)
+        outcome = Outcome(hd.name, red.event, data, red.errors, red.answered,
+                          [h.plugin for h in called], 0.0, notes, stopped_by=red.stopped_by, decided=red.decision)
         for err in red.errors:
             log.warning("%s", err)
         outcome.duration = time.perf_counter() - start

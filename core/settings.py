@@ -6,9 +6,14 @@ Files
     project   ``<project>/.agent-hooks/settings.toml``; the project is the nearest directory, from
               the working directory upwards, that holds an ``.agent-hooks/`` directory
 
+    organisation  named by the user file (``organisation = {url = ..., sha256 = ...}`` or
+              ``{path = ...}``): a team's policy, see :mod:`agent_hooks_core.orgpolicy`
+
 Precedence, lowest first: built-in defaults, the user file, the project file, the environment
 (``AGENT_HOOKS_PLUGINS``, ``AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD``), explicit options (CLI flags,
-``Runtime.from_settings`` keyword arguments). How each key merges is in ``docs/settings.md``.
+``Runtime.from_settings`` keyword arguments); the organisation file's ``disabled``, ``required``
+and plugin sections sit above the user and project files, which cannot weaken them. How each key
+merges is in ``docs/settings.md``.
 
 This module is on the start-up path of every host: it imports nothing heavy. ``tomllib`` (or
 ``tomlkit`` on Python 3.10) is imported only when a settings file exists; ``tomlkit`` for edits.
@@ -24,7 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import orgpolicy
 from .errors import AgentHooksError
+from .fileio import atomic_write, locked
 
 ENV_HOME = "AGENT_HOOKS_HOME"
 ENV_PLUGINS = "AGENT_HOOKS_PLUGINS"
@@ -33,11 +40,17 @@ ENV_TRACE = "AGENT_HOOKS_TRACE"
 PROJECT_DIR = ".agent-hooks"
 SETTINGS_FILE = "settings.toml"
 
-#: key -> (type check, description used in error messages)
-_LIST_KEYS = ("disabled", "enabled", "order", "hooks")
-KNOWN_KEYS = frozenset({*_LIST_KEYS, "hook_timeout", "timeouts", "chibi_plugins", "plugins"})
+_LIST_KEYS = ("disabled", "enabled", "order", "hooks", "required")
+KNOWN_KEYS = frozenset({*_LIST_KEYS, "hook_timeout", "timeouts", "chibi_plugins", "plugins", "organisation"})
 #: keys whose values make the runtime load code: in a project file they need `agenthooks trust`
 CODE_KEYS = ("hooks", "chibi_plugins")
+#: keys that can weaken a gating plugin (switch it off, reconfigure it, change its time limit):
+#: in a project file they apply only once the project is trusted (issue 17.5)
+POLICY_KEYS = ("disabled", "plugins", "hook_timeout", "timeouts")
+#: the keys an organisation file may set (no code: it is fetched, not reviewed)
+ORG_KEYS = frozenset({"disabled", "required", "plugins"})
+#: the built-in per-handler time limit (seconds); the runtime's DEFAULT_TIMEOUT, kept equal by a test
+DEFAULT_HOOK_TIMEOUT = 30.0
 
 
 class SettingsError(AgentHooksError):
@@ -119,6 +132,8 @@ class SettingsFile:
     base: Path | None = None
     """the directory relative paths in this file resolve against"""
     warnings: list[str] = field(default_factory=list)
+    source: str = ""
+    """where an organisation policy comes from (its URL or path), for messages"""
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.data.get(key, default)
@@ -170,17 +185,24 @@ def read_file(path: Path, scope: str, base: Path | None = None) -> SettingsFile:
     except IsADirectoryError:
         raise SettingsError(f"{path}: is a directory, not a settings file") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"{path}: cannot read: {exc}") from None
+        raise SettingsError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    return parse_text(text, sf)
+
+
+def parse_text(text: str, sf: SettingsFile) -> SettingsFile:
+    """Parse and type-check ``text`` as the settings file ``sf`` (which names it in messages)."""
+    path = sf.path
     sf.exists = True
     try:
         data = _loads(text)
     except Exception as exc:  # tomllib.TOMLDecodeError / tomlkit.exceptions.ParseError
         raise _parse_error(path, exc) from None
 
-    def bad(key: str, expected: str) -> SettingsError:
+    def bad(key: str, expected: str, value: Any = None, item: str = "") -> SettingsError:
         line = _key_line(text, key.split(".")[-1])
         where = f"{path}:{line}" if line else str(path)
-        return SettingsError(f"{where}: {key}: expected {expected}, got {_type_name(data_get(key))}")
+        got = data_get(key) if value is None else value
+        return SettingsError(f"{where}: {key}{item}: expected {expected}, got {_describe_value(got)}")
 
     def data_get(dotted: str) -> Any:
         node: Any = data
@@ -189,8 +211,15 @@ def read_file(path: Path, scope: str, base: Path | None = None) -> SettingsFile:
         return node
 
     for key in _LIST_KEYS:
-        if key in data and not (isinstance(data[key], list) and all(isinstance(v, str) for v in data[key])):
+        if key not in data:
+            continue
+        if not isinstance(data[key], list):
             raise bad(key, "a list of strings")
+        for i, item in enumerate(data[key]):
+            if not isinstance(item, str):
+                raise bad(key, "a string", item, f"[{i}]")
+    if "organisation" in data:
+        _check_organisation(data["organisation"], bad)
     if "hook_timeout" in data:
         value = data["hook_timeout"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
@@ -211,14 +240,59 @@ def read_file(path: Path, scope: str, base: Path | None = None) -> SettingsFile:
                 raise bad(f"plugins.{name}", "a table ([plugins.<name>] section)")
     for key in data:
         if key not in KNOWN_KEYS:
-            sf.warnings.append(f"{path}: unknown key {key!r} (ignored)")
+            sf.warnings.append(f"{path}: unknown key {key!r} (ignored){_did_you_mean(key, KNOWN_KEYS)}")
     sf.data = data
     return sf
 
 
+def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, sorted(choices), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _check_organisation(value: Any, bad: Callable[..., SettingsError]) -> None:
+    if not isinstance(value, dict):
+        raise bad("organisation", "a table: {url = \"https://...\", sha256 = \"...\"} or {path = \"...\"}")
+    if ("url" in value) == ("path" in value):
+        raise bad("organisation", "exactly one of url or path", value)
+    for key, item in value.items():
+        if key in ("url", "path", "sha256") and not isinstance(item, str):
+            raise bad(f"organisation.{key}", "a string", item)
+        if key == "refresh_hours" and (isinstance(item, bool) or not isinstance(item, (int, float)) or item <= 0):
+            raise bad("organisation.refresh_hours", "a number of hours > 0", item)
+        if key not in ("url", "path", "sha256", "refresh_hours"):
+            raise bad(f"organisation.{key}", "one of url, path, sha256, refresh_hours", item)
+    if "url" in value:
+        if not value["url"].startswith("https://") and not value["url"].startswith("http://127.0.0.1"):
+            raise bad("organisation.url", "an https:// URL", value["url"])
+        if "sha256" not in value:
+            raise bad("organisation", "a sha256 pin beside the url (the file's SHA-256, hex)", value)
+    if "sha256" in value and not re.fullmatch(r"(sha256:)?[0-9a-fA-F]{64}", value["sha256"]):
+        raise bad("organisation.sha256", "64 hex digits", value["sha256"])
+
+
 def _type_name(value: Any) -> str:
+    """A type as a user reads it (TOML's words, never Python's ``NoneType``)."""
+    import datetime
+
+    if value is None:
+        return "nothing"
+    if isinstance(value, (datetime.date, datetime.time)):
+        return "a date/time"
     return {str: "a string", int: "an integer", float: "a number", bool: "a boolean", list: "a list",
-            dict: "a table"}.get(type(value), type(value).__name__)
+            dict: "a table"}.get(type(value), "a value of another kind")
+
+
+def _describe_value(value: Any) -> str:
+    """``an integer (3)``: the kind of value and, when short, the value itself."""
+    kind = _type_name(value)
+    if isinstance(value, (bool, int, float, str)):
+        shown = repr(value) if not isinstance(value, bool) else str(value).lower()
+        if len(shown) <= 40:
+            return f"{kind} ({shown})"
+    return kind
 
 
 # -- the merged view ----------------------------------------------------------------------------
@@ -237,7 +311,7 @@ class HookPath:
 
 @dataclass
 class Settings:
-    """The user and project files and the environment, merged. See ``docs/settings.md``."""
+    """The organisation, user and project files and the environment, merged. See ``docs/settings.md``."""
 
     user: SettingsFile
     project: SettingsFile | None = None
@@ -247,15 +321,26 @@ class Settings:
     autoload: bool = True
     """False when ``AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD=1``"""
     user_settings_explicit: bool = False
+    organisation: SettingsFile | None = None
+    """the organisation policy (named by the user file), when one is configured and readable"""
+    organisation_error: str | None = None
+    """why a configured organisation policy is not in effect (gating hooks then deny)"""
+    notices: list[str] = field(default_factory=list)
+    """one-line notices from applying the settings (e.g. project keys ignored until trusted)"""
 
     @property
     def files(self) -> list[SettingsFile]:
+        """The user and project files, lowest precedence first (the organisation file is apart)."""
         return [self.user] + ([self.project] if self.project is not None else [])
+
+    @property
+    def all_files(self) -> list[SettingsFile]:
+        return ([self.organisation] if self.organisation is not None else []) + self.files
 
     @property
     def warnings(self) -> list[str]:
         out: list[str] = []
-        for f in self.files:
+        for f in self.all_files:
             out.extend(f.warnings)
         return out
 
@@ -271,9 +356,7 @@ class Settings:
         """Seconds per handler; None = no timeout; the runtime's default when no file sets it."""
         value, _ = self._last("hook_timeout")
         if value is None:
-            from .runtime import DEFAULT_TIMEOUT
-
-            return DEFAULT_TIMEOUT
+            return DEFAULT_HOOK_TIMEOUT
         return float(value) or None
 
     @property
@@ -319,45 +402,85 @@ class Settings:
             path = (base or Path.cwd()) / path
         return path
 
+    def origin(self, sf: SettingsFile) -> str:
+        """How messages name a file: its path, or ``organisation policy <url>``."""
+        return f"organisation policy {sf.source or sf.path}" if sf.scope == "organisation" else str(sf.path)
+
+    @property
+    def required(self) -> dict[str, str]:
+        """Plugins that must load (normalized name -> where that is said), every layer together.
+
+        A required plugin that is not loaded makes every gating hook deny (see discovery).
+        """
+        out: dict[str, str] = {}
+        for f in self.all_files:
+            for name in f.get("required") or ():
+                out.setdefault(normalize_name(name), self.origin(f))
+        return out
+
+    def required_by(self, names: Iterable[str]) -> str | None:
+        required = self.required
+        return next((required[k] for k in (normalize_name(n) for n in names if n) if k in required), None)
+
     def plugin_state(self, names: Iterable[str]) -> tuple[bool, str | None]:
         """Whether a plugin known by ``names`` (entry-point and distribution name) is enabled.
 
         Files apply in order (user, then project); in each, ``enabled`` re-enables and then
         ``disabled`` disables, so within one file ``disabled`` wins and the project overrides the
-        user. Returns (enabled, why-disabled).
+        user. A required plugin is not disabled by the user or project files; the organisation's
+        ``disabled`` wins over everything. Returns (enabled, why-disabled).
         """
-        keys = {normalize_name(n) for n in names if n}
+        names = [n for n in names if n]
+        keys = {normalize_name(n) for n in names}
         enabled, reason = True, None
         for f in self.files:
             if keys & {normalize_name(n) for n in f.get("enabled") or ()}:
                 enabled, reason = True, None
             if keys & {normalize_name(n) for n in f.get("disabled") or ()}:
                 enabled, reason = False, f"disabled in {f.path}"
+        if not enabled and self.required_by(names) is not None:
+            enabled, reason = True, None
+        org = self.organisation
+        if org is not None and keys & {normalize_name(n) for n in org.get("disabled") or ()}:
+            enabled, reason = False, f"disabled by {self.origin(org)}"
         return enabled, reason
 
     def plugin_section(self, names: Iterable[str]) -> tuple[dict[str, Any] | None, list[str]]:
-        """The merged ``[plugins.<name>]`` section (project keys over user keys) and its files."""
+        """The merged ``[plugins.<name>]`` section and its files: project keys over user keys,
+        and the organisation's keys over both."""
         keys = [normalize_name(n) for n in names if n]
         merged: dict[str, Any] | None = None
         origins: list[str] = []
-        for f in self.files:
+        for f in [*self.files, *([self.organisation] if self.organisation is not None else [])]:
             sections = f.get("plugins") or {}
             by_norm = {normalize_name(k): v for k, v in sections.items()}
             for key in keys:
                 if key in by_norm:
                     merged = _deep_merge(merged or {}, by_norm[key])
-                    origins.append(str(f.path))
+                    origins.append(self.origin(f))
                     break
         return merged, origins
 
     def names_mentioned(self) -> list[tuple[str, str, str]]:
         """(name, where, file) for every plugin name the settings mention (for doctor)."""
         out: list[tuple[str, str, str]] = []
-        for f in self.files:
-            for key in ("disabled", "enabled", "order"):
-                out.extend((n, key, str(f.path)) for n in f.get(key) or ())
-            out.extend((n, f"[plugins.{n}]", str(f.path)) for n in f.get("plugins") or {})
+        for f in self.all_files:
+            for key in ("disabled", "enabled", "order", "required"):
+                out.extend((n, key, self.origin(f)) for n in f.get(key) or ())
+            out.extend((n, f"[plugins.{n}]", self.origin(f)) for n in f.get("plugins") or {})
         return out
+
+    def without_project_keys(self, keys: Iterable[str], notice: str | None = None) -> Settings:
+        """A copy in which the project file's ``keys`` are ignored (an untrusted project's policy)."""
+        import dataclasses
+
+        if self.project is None:
+            return self
+        drop = set(keys)
+        project = dataclasses.replace(self.project, data={k: v for k, v in self.project.data.items()
+                                                          if k not in drop})
+        notices = [*self.notices, *([notice] if notice else [])]
+        return dataclasses.replace(self, project=project, notices=notices)
 
 
 def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -372,9 +495,11 @@ def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def load_settings(cwd: str | os.PathLike[str] | None = None,
                   settings_path: str | os.PathLike[str] | None = None) -> Settings:
-    """Read the user file (or ``settings_path``), the project file and the environment.
+    """Read the user file (or ``settings_path``), the organisation policy it names, the project
+    file and the environment.
 
-    Raises :class:`SettingsError` when a file is invalid; nothing is ever written here.
+    Raises :class:`SettingsError` when a file is invalid. Nothing is written here, except the
+    organisation policy's cache when it is due for a refresh.
     """
     explicit = settings_path is not None
     upath = Path(settings_path).expanduser() if settings_path is not None else user_settings_path()
@@ -387,78 +512,69 @@ def load_settings(cwd: str | os.PathLike[str] | None = None,
         ppath = root / PROJECT_DIR / SETTINGS_FILE
         if not (explicit and ppath.resolve() == upath.resolve()):
             project = read_file(ppath, "project", base=root)
-    return Settings(user=user, project=project, project_root=root, plugins_env=env_plugins(),
-                    autoload=not env_flag(ENV_NO_AUTOLOAD), user_settings_explicit=explicit)
+    settings = Settings(user=user, project=project, project_root=root, plugins_env=env_plugins(),
+                        autoload=not env_flag(ENV_NO_AUTOLOAD), user_settings_explicit=explicit)
+    if user.has("organisation"):
+        settings.organisation, settings.organisation_error = _organisation(user.get("organisation"), user.path)
+    if project is not None and project.has("organisation"):
+        project.warnings.append(f"{project.path}: organisation is read from the user settings only (ignored here)")
+    return settings
+
+
+def _organisation(spec: dict[str, Any], user_file: Path) -> tuple[SettingsFile | None, str | None]:
+    """The organisation policy the user file names: (file, None), or (None, why it is not in effect)."""
+    got = orgpolicy.get(spec, user_file, cache_dir() / "organisation")
+    if isinstance(got, str):
+        return None, got
+    sf = SettingsFile(path=got.path, scope="organisation", base=None, source=got.source)
+    try:
+        parse_text(got.data.decode("utf-8"), sf)
+    except UnicodeDecodeError:
+        return None, f"organisation policy {got.source}: not UTF-8 text"
+    except SettingsError as exc:
+        return None, f"organisation policy {got.source}: {exc}"
+    sf.warnings = [w for w in sf.warnings if "unknown key" not in w] + got.warnings
+    for key in list(sf.data):
+        if key not in ORG_KEYS:
+            del sf.data[key]
+            sf.warnings.append(f"organisation policy {got.source}: key {key!r} is not allowed there (ignored); "
+                               f"it may set {', '.join(sorted(ORG_KEYS))}")
+    return sf, None
 
 
 # -- writing ------------------------------------------------------------------------------------
 
 
-def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
-    """Write ``text`` to ``path`` so that a reader (or a crash) sees the old file or the new one.
-
-    A temporary file in the same directory is written, flushed and fsynced, then renamed over
-    the target with ``os.replace``; the original's permission bits are kept (``mode`` overrides
-    them), and a new file gets the usual umask-derived bits rather than mkstemp's 0600.
-    """
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if mode is None:
-        try:
-            mode = path.stat().st_mode & 0o7777
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:  # make the rename itself durable
-        dirfd = os.open(path.parent, os.O_RDONLY)
-    except OSError:  # pragma: no cover - e.g. Windows
-        return
-    try:
-        os.fsync(dirfd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(dirfd)
-
-
 def edit_file(path: Path, mutate: Callable[[Any], Any]) -> Any:
     """Apply ``mutate(document)`` to the settings file at ``path`` and write it back atomically.
 
-    The file is edited with tomlkit, so comments, ordering and formatting survive. A file that is
-    not valid TOML raises :class:`SettingsError` and is left untouched. Returns what ``mutate``
-    returned.
+    The read-modify-write holds the file's edit lock (:func:`agent_hooks_core.fileio.locked`), so
+    two edits at once (two ``agenthooks plugins disable``) both land. The file is edited with
+    tomlkit, so comments, ordering and formatting survive. A file that is not valid TOML raises
+    :class:`SettingsError` and is left untouched; so does a directory we cannot write (one line,
+    not a traceback). Returns what ``mutate`` returned.
     """
     import tomlkit
 
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-    try:
-        doc = tomlkit.parse(text)
-    except Exception as exc:
-        raise _parse_error(path, exc) from None
-    result = mutate(doc)
-    new_text = tomlkit.dumps(doc)
-    if new_text != text:
-        _loads(new_text)  # never write a file we could not read back
-        atomic_write(path, new_text)
+        with locked(path):
+            try:
+                text = path.read_text(encoding="utf-8")
+            except FileNotFoundError:
+                text = ""
+            try:
+                doc = tomlkit.parse(text)
+            except Exception as exc:
+                raise _parse_error(path, exc) from None
+            result = mutate(doc)
+            new_text = tomlkit.dumps(doc)
+            if new_text != text:
+                _loads(new_text)  # never write a file we could not read back
+                atomic_write(path, new_text)
+    except OSError as exc:
+        what = exc.strerror or type(exc).__name__
+        raise SettingsError(f"{path}: cannot write settings: {what}"
+                            + (f" ({exc.filename})" if exc.filename and exc.filename != str(path) else "")) from None
     return result
 
 

@@ -11,9 +11,16 @@ What is pinned:
 
 * each project hook file: its content;
 * the project settings' code keys (``hooks``, ``chibi_plugins``): their values, so editing other
-  keys (``order``, ``disabled``, a plugin section) does not revoke trust;
-* each file the project settings' ``hooks`` names, wherever it lives: its content;
+  keys (``order``, ``disabled``, a plugin section) does not revoke trust in its code;
+* the project settings' policy keys (``disabled``, ``[plugins.*]``, ``hook_timeout``,
+  ``timeouts``), pinned apart: they can switch a gating plugin off, so an untrusted (or changed)
+  value is ignored with a notice rather than applied (issue 17.5);
+* each file the project settings' ``hooks`` names, wherever it lives: its content; a package
+  (a directory with ``__init__.py``): every file in its tree, since any of them may be executed;
 * a project-configured chibi plugin directory: the names and contents of the files in it.
+
+Code is executed from the very bytes that were hashed (:func:`read_code`), never read twice, so a
+file rewritten between the check and the import cannot slip in (issue 17.12).
 """
 
 from __future__ import annotations
@@ -24,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .settings import CODE_KEYS, atomic_write, user_dir
+from .fileio import atomic_write, locked
+from .settings import CODE_KEYS, POLICY_KEYS, user_dir
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -67,19 +75,60 @@ def _write_store(data: dict[str, Any]) -> None:
     atomic_write(store_path(), json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
+def bytes_digest(data: bytes) -> str:
+    return "sha256:" + _sha256(data).hexdigest()
+
+
 def file_digest(path: Path) -> str:
-    h = _sha256()
     with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 16), b""):
-            h.update(chunk)
+        return bytes_digest(fh.read())
+
+
+def _tree(path: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(path)): p.read_bytes()
+            for p in sorted(path.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+
+
+def tree_digest(files: dict[str, bytes]) -> str:
+    """Digest of a directory read into memory: every file's relative path and content."""
+    h = _sha256()
+    for rel in sorted(files):
+        h.update(rel.encode() + b"\0" + bytes_digest(files[rel]).encode() + b"\0")
     return "sha256:" + h.hexdigest()
 
 
 def dir_digest(path: Path) -> str:
-    h = _sha256()
-    for file in sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        h.update(str(file.relative_to(path)).encode() + b"\0" + file_digest(file).encode() + b"\0")
-    return "sha256:" + h.hexdigest()
+    return tree_digest(_tree(path))
+
+
+@dataclass(frozen=True)
+class Code:
+    """A hook file or package read once: what is hashed is what is executed."""
+
+    path: Path
+    """the file, or the package's ``__init__.py``"""
+    files: dict[str, bytes]
+    """relative path -> content (one entry, the file's name, for a plain file)"""
+    digest: str
+    package: Path | None = None
+    """the package directory, for a package"""
+
+    @property
+    def pin_key(self) -> str:
+        return _key(self.package if self.package is not None else self.path)
+
+
+def read_code(path: Path) -> Code:
+    """Read a hook file, or for ``pkg/__init__.py`` the whole package tree, into memory."""
+    if path.name == "__init__.py":
+        files = _tree(path.parent)
+        return Code(path, files, tree_digest(files), package=path.parent)
+    data = path.read_bytes()
+    return Code(path, {path.name: data}, bytes_digest(data))
+
+
+def _digest_of(payload: dict[str, Any]) -> str:
+    return bytes_digest(json.dumps(payload, sort_keys=True).encode())
 
 
 def settings_digest(settings: Settings) -> str | None:
@@ -87,8 +136,19 @@ def settings_digest(settings: Settings) -> str | None:
     project = settings.project
     if project is None or not any(project.has(k) for k in CODE_KEYS):
         return None
-    payload = json.dumps({k: project.get(k) for k in CODE_KEYS}, sort_keys=True)
-    return "sha256:" + _sha256(payload.encode()).hexdigest()
+    return _digest_of({k: project.get(k) for k in CODE_KEYS})
+
+
+def policy_digest(settings: Settings) -> str | None:
+    """Digest of the project settings' policy keys; None when the project file has none."""
+    project = settings.project
+    if project is None or not any(project.has(k) for k in POLICY_KEYS):
+        return None
+    return _digest_of({k: project.get(k) for k in POLICY_KEYS})
+
+
+def policy_key(settings_file: Path) -> str:
+    return _key(settings_file) + "#policy"
 
 
 def _key(path: Path) -> str:
@@ -98,6 +158,11 @@ def _key(path: Path) -> str:
 def project_hook_files(root: Path) -> list[Path]:
     hooks_dir = root / ".agent-hooks" / "hooks"
     return sorted(p for p in hooks_dir.glob("*.py") if p.is_file()) if hooks_dir.is_dir() else []
+
+
+def code_item(path: Path) -> TrustItem:
+    code = read_code(path)
+    return TrustItem("hook-package" if code.package is not None else "hook-file", code.pin_key, code.digest)
 
 
 def expand_hook_path(path: Path) -> list[Path]:
@@ -115,13 +180,15 @@ def current_items(settings: Settings) -> list[TrustItem]:
     root = settings.project_root
     if root is None:
         return []
-    items = [TrustItem("hook-file", _key(p), file_digest(p)) for p in project_hook_files(root)]
+    items = [code_item(p) for p in project_hook_files(root)]
+    policy = policy_digest(settings)
+    if policy is not None and settings.project is not None:
+        items.append(TrustItem("policy", policy_key(settings.project.path), policy))
     digest = settings_digest(settings)
     if digest is not None and settings.project is not None:
         items.append(TrustItem("settings", _key(settings.project.path), digest))
         for hp in settings.hook_paths("project"):
-            items.extend(TrustItem("hook-file", _key(p), file_digest(p))
-                         for p in expand_hook_path(hp.path) if p.is_file())
+            items.extend(code_item(p) for p in expand_hook_path(hp.path) if p.is_file())
         chibi = settings.chibi_plugins()
         if chibi is not None and chibi[1] == "project" and chibi[0].is_dir():
             items.append(TrustItem("chibi-dir", _key(chibi[0]), dir_digest(chibi[0])))
@@ -148,12 +215,25 @@ class TrustState:
         return None
 
     def file_reason(self, path: Path) -> str | None:
-        """None when the project file may load, else why not."""
+        """None when the project hook file (or package) may load as it is now, else why not."""
         try:
-            digest = file_digest(path)
+            code = read_code(path)
         except OSError as exc:
             return f"cannot read: {exc.strerror or exc}"
-        return self._check(_key(path), digest, f"hook file {path.name}")
+        return self.code_reason(code)
+
+    def code_reason(self, code: Code) -> str | None:
+        """None when ``code`` (read once, about to be executed) is what was pinned, else why not."""
+        what = f"hook package {code.package.name}" if code.package is not None else f"hook file {code.path.name}"
+        return self._check(code.pin_key, code.digest, what)
+
+    def policy_reason(self, settings: Settings) -> str | None:
+        """None when the project settings' policy keys may apply, else why not."""
+        digest = policy_digest(settings)
+        if digest is None or settings.project is None:
+            return None
+        return self._check(policy_key(settings.project.path), digest,
+                           "settings " + "/".join(k for k in POLICY_KEYS if settings.project.has(k)))
 
     def settings_reason(self, settings: Settings) -> str | None:
         """None when the project settings' hooks/chibi_plugins may load, else why not."""
@@ -186,17 +266,19 @@ def trust(settings: Settings) -> list[TrustItem]:
     if root is None:
         raise ValueError("no project here: a project is a directory holding .agent-hooks/")
     items = current_items(settings)
-    data = _read_store()
-    data["projects"][_key(root)] = {"pins": {i.path: i.digest for i in items}}
-    _write_store(data)
+    with locked(store_path()):
+        data = _read_store()
+        data["projects"][_key(root)] = {"pins": {i.path: i.digest for i in items}}
+        _write_store(data)
     return items
 
 
 def revoke(root: Path) -> bool:
-    data = _read_store()
-    removed = data["projects"].pop(_key(root), None) is not None
-    if removed:
-        _write_store(data)
+    with locked(store_path()):
+        data = _read_store()
+        removed = data["projects"].pop(_key(root), None) is not None
+        if removed:
+            _write_store(data)
     return removed
 
 

@@ -57,7 +57,8 @@ class HostAdapter(Protocol):
 
     def runtime_options(self, event: Mapping[str, Any]) -> dict[str, Any]:
         """Keyword arguments for ``Runtime.from_settings`` taken from the event: ``cwd``,
-        ``session_id``, ``session_file``, ``host``… (the transport adds ui, hooks and settings)."""
+        ``session_id``, ``session_file``, ``host``, and ``ui``/``has_ui`` when the host has its own
+        (a fresh UI object per call: it holds per-call state). The transport adds hooks and settings."""
         ...
 
     def handle(self, rt: Runtime, event: dict[str, Any]) -> HostAnswer:
@@ -75,3 +76,62 @@ class HostAdapter(Protocol):
 
 class BridgeInputError(Exception):
     """The host sent an event the adapter cannot understand (missing or mistyped fields)."""
+
+
+# -- optional members ------------------------------------------------------------------------
+#
+# Transports look these up with getattr and fall back to the defaults below, so a minimal adapter
+# is the five members of HostAdapter.
+#
+# ``usage: str``                 the --help text of the per-event command (``agenthooks <host>``)
+# ``parse_args(argv) -> opts``   the per-event command line (an object with ``hooks``, ``settings``,
+#                                ``event`` and ``help``); raises :class:`UsageError`. Default:
+#                                :func:`parse_command_args`
+# ``configure(opts) -> adapter`` the adapter with those options applied (HTTP passes them as
+#                                ``?arg=--ask&arg=...``: the same argv). Default: the adapter itself
+# ``event_field: str``           the event's field naming it, for messages (``hook_event_name``)
+# ``sniff_event_name(raw)``      the event name found in bytes that are not valid JSON, or None
+# ``answer_deadline: float``     seconds a transport waits for the answer before it answers
+#                                :meth:`HostAdapter.failure` itself (below the host's own timeout)
+
+
+class UsageError(Exception):
+    """A per-event command line the command does not understand (one line)."""
+
+
+class CommandOptions:
+    """The options every per-event host command takes."""
+
+    def __init__(self) -> None:
+        self.hooks: list[str] = []
+        self.settings: str | None = None
+        self.event: str | None = None
+        self.help = False
+
+
+def parse_command_args(argv: list[str], options: CommandOptions | None = None) -> CommandOptions:
+    """``--hook PATH`` (repeatable), ``--settings PATH``, ``--event NAME``, ``-h/--help``."""
+    opts = options if options is not None else CommandOptions()
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        name, eq, value = arg.partition("=")
+        if arg in ("-h", "--help"):
+            opts.help = True
+            i += 1
+            continue
+        if name not in ("--hook", "--settings", "--event"):
+            raise UsageError(f"unknown option {arg!r} (try --help)")
+        if not eq:
+            if i + 1 >= len(argv):
+                raise UsageError(f"{name} needs a value")
+            value = argv[i + 1]
+            i += 1
+        i += 1
+        if name == "--hook":
+            opts.hooks.append(value)
+        elif name == "--settings":
+            opts.settings = value
+        else:
+            opts.event = value
+    return opts

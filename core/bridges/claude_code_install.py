@@ -266,7 +266,7 @@ class Plan:
             backup = self.backup_path
             shutil.copy2(self.path, backup)
             mode = self.path.stat().st_mode & 0o7777
-        from ..settings import atomic_write
+        from ..fileio import atomic_write
 
         atomic_write(self.path, self.new, mode)
         return backup

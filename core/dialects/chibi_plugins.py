@@ -28,10 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from ..discovery import DISABLED, FAILED, LOADED, PluginInfo
 from ..errors import HookError, HookTimeout
+from ..fileio import atomic_write
 from ..hookspecs.catalogue import BY_NAME
 from ..hookspecs.markers import hookimpl
+from ..plugininfo import DISABLED, FAILED, LOADED, PluginInfo
+from ..settings import cache_dir
 from .chibi import CHIBI_NAMES, ENV_INSIDE_CHIBI, from_chibi_answer, to_chibi_payload
 
 if TYPE_CHECKING:
@@ -186,15 +188,6 @@ class ChibiPlugin:
 
 
 def _cache_file() -> Path:
-    try:
-        from ..settings import cache_dir
-    except ImportError:  # pragma: no cover - settings.py not there yet
-        home = os.environ.get("AGENT_HOOKS_HOME")
-        if home:
-            return Path(home).expanduser() / "cache" / "chibi-schemas.json"
-        import platformdirs
-
-        return Path(platformdirs.user_cache_dir("agent-hooks", appauthor=False)) / "chibi-schemas.json"
     return cache_dir() / "chibi-schemas.json"
 
 
@@ -230,10 +223,7 @@ class SchemaCache:
         if not self.dirty:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(self.entries, indent=1, sort_keys=True), encoding="utf-8")
-            os.replace(tmp, self.path)
+            atomic_write(self.path, json.dumps(self.entries, indent=1, sort_keys=True))
             self.dirty = False
         except OSError:
             pass  # a cache that cannot be written costs time, not correctness

@@ -56,7 +56,7 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeSite]:
     path.mkdir()
     fake = FakeSite(path)
     monkeypatch.syspath_prepend(str(path))
-    monkeypatch.setattr(discovery, "_MEMO", None)
+    monkeypatch.setattr(discovery.entrypoints, "_MEMO", None)
     yield fake
     for name in fake.modules:
         sys.modules.pop(name, None)

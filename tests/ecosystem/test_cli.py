@@ -128,6 +128,7 @@ def test_project_level_enable_overrides_the_user(cli, site: FakeSite, home: Path
     project_file = project / ".agent-hooks/settings.toml"
     assert cli("plugins", "disable", "alpha", "--project").code == 0
     assert project_file.read_text() == 'disabled = ["alpha"]\n'
+    assert cli("trust").code == 0  # a project's `disabled` applies once trusted (issue 17.5)
     r = cli("plugins", "enable", "alpha")  # the user file cannot override the project
     assert f"still disabled in {project_file}" in r.out
     assert rows(cli("plugins", "list", "--json"))["alpha"]["status"] == "disabled"
@@ -135,6 +136,7 @@ def test_project_level_enable_overrides_the_user(cli, site: FakeSite, home: Path
     write(home / "settings.toml", 'disabled = ["alpha"]\n')
     r = cli("plugins", "enable", "alpha", "--project")
     assert r.code == 0 and project_file.read_text() == 'disabled = []\nenabled = ["alpha"]\n'
+    assert cli("trust").code == 0
     assert rows(cli("plugins", "list", "--json"))["alpha"]["status"] == "loaded"
     cli("plugins", "disable", "alpha", "--project")
     assert project_file.read_text() == 'disabled = ["alpha"]\nenabled = []\n'

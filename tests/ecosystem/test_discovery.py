@@ -134,6 +134,10 @@ def test_config_section_by_distribution_name_and_project_over_user(site: FakeSit
     site.add("cfg", CONFIGURED)
     write(home / "settings.toml", '[plugins.agent-hooks-cfg]\nmode = "observe"\nlimit = 5\n')
     write(project / ".agent-hooks/settings.toml", "[plugins.cfg]\nlimit = 9\n")
+    from agent_hooks_core import trust
+    from agent_hooks_core.settings import load_settings
+
+    trust.trust(load_settings())  # a project's plugin sections apply once trusted (issue 17.5)
     config = load_runtime().context("cfg").config
     assert (config.mode, config.limit) == ("observe", 9)
 
@@ -151,7 +155,8 @@ def test_agent_hooks_plugins_three_states(site: FakeSite, monkeypatch: pytest.Mo
 
     monkeypatch.setenv("AGENT_HOOKS_PLUGINS", "agent-hooks-alpha, nosuch")
     rt = load_runtime()
-    assert rt.plugins == ["alpha"] and not site.imported("beta")
+    # a selected plugin that is not there: the gate denies gating hooks (issue 17.5)
+    assert rt.plugins == ["alpha", "required-gate"] and not site.imported("beta")
     assert [(e.plugin, e.hook) for e in rt.load_errors] == [("nosuch", "select")]
 
 
@@ -252,18 +257,18 @@ def test_the_entry_point_scan_is_cached_until_installed_distributions_change(
     past = time.time() - 60
     os.utime(site.path, (past, past))
     calls = []
-    real = discovery._scan_metadata
+    real = discovery.entrypoints._scan_metadata
 
     def counting() -> list[discovery.EntryPointRecord]:
         calls.append(1)
         return real()
 
-    monkeypatch.setattr(discovery, "_scan_metadata", counting)
+    monkeypatch.setattr(discovery.entrypoints, "_scan_metadata", counting)
     first = discovery.scan_entry_points()
     assert len(calls) == 1 and any(r.name == "alpha" for r in first)
-    monkeypatch.setattr(discovery, "_MEMO", None)  # a new process: only the file cache is left
+    monkeypatch.setattr(discovery.entrypoints, "_MEMO", None)  # a new process: only the file cache is left
     assert discovery.scan_entry_points() == first and len(calls) == 1
-    assert discovery._cache_file().is_file()
+    assert discovery.entrypoints._cache_file().is_file()
 
     site.add("beta", plain("beta"))  # an install changes the directory's mtime
     os.utime(site.path, (past + 1, past + 1))
@@ -274,13 +279,13 @@ def test_the_entry_point_scan_is_cached_until_installed_distributions_change(
 def test_a_freshly_modified_directory_is_not_cached(site: FakeSite, monkeypatch: pytest.MonkeyPatch) -> None:
     site.add("alpha", plain("alpha"))  # mtime: now
     calls = []
-    real = discovery._scan_metadata
+    real = discovery.entrypoints._scan_metadata
 
     def counting() -> list[discovery.EntryPointRecord]:
         calls.append(1)
         return real()
 
-    monkeypatch.setattr(discovery, "_scan_metadata", counting)
+    monkeypatch.setattr(discovery.entrypoints, "_scan_metadata", counting)
     discovery.scan_entry_points()
     discovery.scan_entry_points()
     assert len(calls) == 2
@@ -294,7 +299,7 @@ def test_a_cache_hit_does_not_import_importlib_metadata(site: FakeSite, tmp_path
     os.utime(site.path, (past, past))
     # RACY_SECONDS = 0: the suite itself may have touched a sys.path directory (the repo root, a
     # venv's site-packages) within the racy window, which would rightly refuse to cache
-    code = ("import sys; from agent_hooks_core import Runtime, discovery; discovery.RACY_SECONDS = 0; "
+    code = ("import sys; from agent_hooks_core import Runtime, discovery; discovery.entrypoints.RACY_SECONDS = 0; "
             "rt = Runtime.from_settings(); "
             "print('alpha' in rt.plugins, 'importlib.metadata' in sys.modules, 'pydantic' in sys.modules, "
             "'typer' in sys.modules)")
@@ -353,15 +358,30 @@ def test_chibi_plugin_directory_goes_to_the_chibi_loader(tmp_path: Path, monkeyp
     assert any("does not exist" in e.message for e in rt.load_errors)
 
 
-def test_the_current_directory_is_stamped_by_its_distributions_not_its_mtime(
+def test_the_current_directory_is_never_scanned_nor_stamped(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # python -m puts the cwd (an agent's project) on sys.path; files it writes must not bust the cache
+    # python -m puts the cwd (an agent's project) on sys.path: files it writes must not bust the
+    # cache, and a *.dist-info there must not install a plugin (issue 17.14)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", ["", str(tmp_path)])
-    before = discovery._stamps()
+    before = discovery.entrypoints._stamps()
     (tmp_path / "notes.txt").write_text("edited by the agent")
     os.utime(tmp_path, (time.time() + 5, time.time() + 5))
-    assert discovery._stamps() == before
+    assert discovery.entrypoints._stamps() == before == []
     (tmp_path / "extra-1.0.dist-info").mkdir()
-    after = discovery._stamps()
-    assert after != before and after[0][1] == ["extra-1.0.dist-info"]
+    assert discovery.entrypoints._stamps() == []
+
+
+def test_disabled_extra_switches_a_plugin_off_for_one_run(site: FakeSite, tmp_path: Path) -> None:
+    site.add("alpha", "raise RuntimeError('imported!')\n")
+    local = write(tmp_path / "local.py", plain("local"))
+    site.add("beta", plain("beta"))
+    rt = load_runtime(hook_paths=[local], disabled_extra=["agent-hooks-alpha", "local", "nosuch"])
+    assert not site.imported("alpha")
+    for name in ("alpha", "local"):
+        assert rt.plugin_info[name].status == "disabled"
+        assert rt.plugin_info[name].reason == discovery.RUN_DISABLED
+    assert "beta" in rt.plugins
+    the_plan = discovery.plan_of(rt)
+    assert the_plan is not None and any("'nosuch'" in w for w in the_plan.warnings)
+    assert "alpha" in load_runtime().plugin_info and load_runtime().plugin_info["alpha"].status == "failed"

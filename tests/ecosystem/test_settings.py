@@ -119,7 +119,8 @@ def test_wrong_types_name_file_line_and_key(home: Path, text: str, where: str) -
 
 def test_unknown_keys_are_warnings(home: Path) -> None:
     write(home / "settings.toml", "disable = ['x']\n")
-    assert load_settings().warnings == [f"{home / 'settings.toml'}: unknown key 'disable' (ignored)"]
+    assert load_settings().warnings == [f"{home / 'settings.toml'}: unknown key 'disable' (ignored); "
+                                        "did you mean 'disabled'?"]
 
 
 def test_explicit_settings_file_replaces_the_user_file(home: Path, tmp_path: Path) -> None:

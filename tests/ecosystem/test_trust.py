@@ -45,13 +45,13 @@ def test_a_changed_or_new_file_is_untrusted_again(home: Path, project: Path) -> 
     assert load_runtime().plugins == ["newer", "proj"]
 
 
-def test_project_settings_hooks_need_trust_but_other_keys_do_not(home: Path, project: Path,
+def test_project_settings_hooks_need_trust_and_so_does_disabling(home: Path, project: Path,
                                                                  tmp_path: Path) -> None:
     outside = write(tmp_path / "shared/extra.py", plain("extra"))
     settings = write(project / ".agent-hooks/settings.toml", f'hooks = ["{outside}"]\n{NO_PLUGINS}')
     rt = load_runtime()
     assert rt.plugin_info["extra"].status == "untrusted"
-    assert "guard" not in rt.plugins  # non-code keys apply without trust
+    assert "guard" in rt.plugins  # an untrusted project cannot switch the guard off (issue 17.5)
     trust.trust(load_settings())
     assert load_runtime().plugins == ["extra"]
 

@@ -1,0 +1,160 @@
+"""Claude Code's host adapter: its command line, its runtime options, its answers and failures.
+
+Claude Code runs one command per hook event (or POSTs the same JSON to an ``http`` hook), and reads
+the answer from the exit code and stdout (or the response body): docs/hosts/claude-code.md. The
+transports (``agent_hooks_core.transports``) do the I/O; this module only decides.
+
+Rules kept here:
+
+* exit code 0 with JSON on stdout, or nothing, for every answer we mean; exit 1 (Claude Code's
+  "non-blocking error") with one line on stderr when our side fails on an event that is not a
+  permission decision; never exit 2 (on ``Stop`` that would make Claude continue);
+* ``PreToolUse`` fails closed: malformed input, a plugin load failure, a plugin error or a bug
+  answers ``permissionDecision: "deny"`` with the reason;
+* every string we emit respects Claude Code's 10,000-character cap.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..base import CommandOptions, HostAnswer, UsageError
+from .events import FAIL_CLOSED_EVENTS, HOST, Bridge, LoadFailure
+from .reply import Reply, cap
+from .ui import ClaudeCodeUI
+
+if TYPE_CHECKING:
+    from ...runtime import Runtime
+
+USAGE = """\
+usage: agenthooks claude-code [--hook PATH]... [--settings PATH] [--event NAME] [--ask]
+                              [--on-rewrite ask|allow]
+
+Claude Code's hook command: reads one hook event (JSON) on stdin, runs it through the enabled
+agent-hooks plugins and answers in Claude Code's format. Wire it with
+`agenthooks install claude-code`; see docs/hosts/claude-code.md.
+
+  --hook PATH          also load this local plugin file (repeatable)
+  --settings PATH      use this agent-hooks settings file
+  --event NAME         the event this entry was installed for (used when stdin is unreadable)
+  --ask                on PreToolUse, tell plugins a UI is there (ctx.has_ui): plugins that ask
+                       instead of blocking then make Claude Code ask the user
+  --on-rewrite MODE    permissionDecision sent with changed tool input: ask (default) or allow
+"""
+
+#: the installed entries give Claude Code this many seconds (claude_code_install.TIMEOUT); our own
+#: deadline is below it, so a hung plugin ends in our deny, not in Claude Code's timeout
+ANSWER_DEADLINE = 55.0
+
+
+class Options(CommandOptions):
+    """The command line of ``agenthooks claude-code`` (plain class: dataclasses cost import time)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.on_rewrite = "ask"
+        self.ask = False
+
+
+def parse_args(argv: Iterable[str]) -> Options:
+    opts = Options()
+    args = list(argv)
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name, eq, value = arg.partition("=")
+        if arg in ("-h", "--help", "--ask"):
+            if arg == "--ask":
+                opts.ask = True
+            else:
+                opts.help = True
+            i += 1
+            continue
+        if name not in ("--hook", "--settings", "--event", "--on-rewrite"):
+            raise UsageError(f"unknown option {arg!r} (try --help)")
+        if not eq:
+            if i + 1 >= len(args):
+                raise UsageError(f"{name} needs a value")
+            value = args[i + 1]
+            i += 1
+        i += 1
+        if name == "--hook":
+            opts.hooks.append(value)
+        elif name == "--settings":
+            opts.settings = value
+        elif name == "--event":
+            opts.event = value
+        else:
+            if value not in ("ask", "allow"):
+                raise UsageError(f"--on-rewrite must be ask or allow, not {value!r}")
+            opts.on_rewrite = value
+    return opts
+
+
+_EVENT_NAME = re.compile(rb'"hook_event_name"\s*:\s*"([A-Za-z]+)"')
+
+
+class ClaudeCodeAdapter:
+    """:class:`~agent_hooks_core.bridges.base.HostAdapter` for Claude Code."""
+
+    name = HOST
+    usage = USAGE
+    event_field = "hook_event_name"
+    answer_deadline = ANSWER_DEADLINE
+
+    def __init__(self, options: Options | None = None) -> None:
+        self.options = options if options is not None else Options()
+
+    def parse_args(self, argv: Iterable[str]) -> Options:
+        return parse_args(argv)
+
+    def configure(self, options: Options) -> ClaudeCodeAdapter:
+        return ClaudeCodeAdapter(options)
+
+    def event_name(self, event: Mapping[str, Any]) -> str | None:
+        name = event.get("hook_event_name")
+        return name if isinstance(name, str) and name else None
+
+    def sniff_event_name(self, raw: bytes) -> str | None:
+        match = _EVENT_NAME.search(raw)
+        return match.group(1).decode() if match else None
+
+    def is_gating(self, event_name: str | None) -> bool:
+        return event_name in FAIL_CLOSED_EVENTS
+
+    def runtime_options(self, event: Mapping[str, Any]) -> dict[str, Any]:
+        cwd = event.get("cwd")
+        if not (isinstance(cwd, str) and os.path.isdir(cwd)):
+            cwd = os.getcwd()
+        session_id, transcript = event.get("session_id"), event.get("transcript_path")
+        return {"cwd": cwd, "host": HOST, "session_id": session_id if isinstance(session_id, str) else None,
+                "session_file": transcript if isinstance(transcript, str) else None, "ui": ClaudeCodeUI(),
+                "has_ui": self.options.ask and self.event_name(event) in FAIL_CLOSED_EVENTS}
+
+    def handle(self, rt: Runtime, event: dict[str, Any]) -> HostAnswer:
+        ui = rt.ui if isinstance(rt.ui, ClaudeCodeUI) else ClaudeCodeUI()
+        ui.runtime = rt
+        try:
+            reply = Bridge(rt, event, ui, self.options).run()
+        except LoadFailure as exc:
+            return self.failure(self.event_name(event), f"a plugin failed to load: {exc}")
+        return reply.answer()
+
+    def failure(self, event_name: str | None, problem: str) -> HostAnswer:
+        """Our side failed: deny where a tool's permission depends on us, else a clear message."""
+        if event_name in FAIL_CLOSED_EVENTS:
+            reply = Reply(event_name)
+            reason = f"agent-hooks could not check this tool call, so it is denied (fail-closed): {problem}"
+            reply.specific(permissionDecision="deny", permissionDecisionReason=cap(reason))
+            reply.stderr.append(f"agenthooks claude-code: {problem}")
+            return reply.answer()
+        reply = Reply(event_name or "unknown", code=1)
+        where = f" ({event_name})" if event_name else ""
+        reply.stderr.append(f"agenthooks claude-code: error{where}: {problem}")
+        return reply.answer()
+
+
+ADAPTER = ClaudeCodeAdapter()

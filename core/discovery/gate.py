@@ -1,0 +1,53 @@
+"""The gate: when a plugin the user relies on is not loaded, every gating hook denies.
+
+A plugin named in ``required`` (user, project or organisation settings) that fails to import,
+register or configure, or is disabled or missing; a name in ``AGENT_HOOKS_PLUGINS`` that is not
+installed; an organisation policy that cannot be had: each means the runtime is not what the user
+asked for, and a gating decision made without it would be an allow nobody chose (issues 12.6,
+17.5). Discovery then registers :class:`RequiredGate`, which answers every gating hook
+(``pre_tool`` and the permission hooks, the ones that fail closed) with a deny naming the reason.
+It is an ordinary ``tryfirst`` plugin, so every path through the runtime (``fire``, ``afire``,
+bridges, tool wrappers) sees it without the runtime knowing about it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..hookspecs.catalogue import HOOKS
+from ..hookspecs.markers import hookimpl
+
+NAME = "required-gate"
+#: the hooks that fail closed: a deny there stops the action
+GATING_HOOKS = tuple(h.name for h in HOOKS if h.fail_closed)
+
+
+class RequiredGate:
+    """Denies every gating hook with ``reason``."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        self.reasons = list(reasons)
+
+    @property
+    def reason(self) -> str:
+        return "agent-hooks is not running as configured: " + "; ".join(self.reasons)
+
+    @hookimpl(tryfirst=True)
+    def pre_tool(self) -> dict[str, Any]:
+        return {"block": True, "message": self.reason, "reason": self.reason}
+
+    @hookimpl(tryfirst=True)
+    def pre_file_read(self) -> dict[str, Any]:
+        return {"denied": True, "reason": self.reason}
+
+    @hookimpl(tryfirst=True)
+    def pre_file_write(self) -> dict[str, Any]:
+        return {"denied": True, "reason": self.reason}
+
+    @hookimpl(tryfirst=True)
+    def pre_shell_exec(self) -> dict[str, Any]:
+        return {"denied": True, "reason": self.reason}
+
+    @hookimpl(tryfirst=True)
+    def pre_fetch_url(self) -> dict[str, Any]:
+        return {"denied": True, "reason": self.reason}
