@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from ..settings import Settings
 
 
+#: ``agenthooks fire``: the call was blocked or denied (the JSON result is still printed)
+EXIT_BLOCKED = 3
+
+
 class CLIError(AgentHooksError):
     """Bad input: ``agenthooks: error: <message>`` on stderr and exit code 2."""
 
@@ -34,6 +38,8 @@ class Options:
     settings_path: str | None = None
     chibi_plugins: str | None = None
     trace: bool = False
+    disabled: list[str] = field(default_factory=list)
+    """``-p no:NAME``: plugins switched off for this run"""
     cwd: str = field(default_factory=os.getcwd)
 
 
@@ -83,9 +89,18 @@ def runtime(**options: Any) -> Runtime:
             fail(f"--hook {path}: no such file or directory")
     if OPTIONS.chibi_plugins is not None and not os.path.isdir(OPTIONS.chibi_plugins):
         fail(f"--chibi-plugins {OPTIONS.chibi_plugins}: not a directory")
+    if OPTIONS.disabled:
+        options.setdefault("disabled_extra", OPTIONS.disabled)
     rt = load_runtime(OPTIONS.cwd, settings_path=OPTIONS.settings_path, hook_paths=OPTIONS.hook_paths,
                       chibi_plugins=OPTIONS.chibi_plugins, trace=tracing(), host="agenthooks", **options)
-    if not options:
+    if OPTIONS.disabled and _RUNTIME is None:
+        from ..discovery import plan_of
+
+        the_plan = plan_of(rt)
+        for warning in the_plan.warnings if the_plan is not None else ():
+            if warning.startswith("-p no:"):
+                warn(warning)
+    if not options or set(options) == {"disabled_extra"}:
         _RUNTIME = rt
     return rt
 
