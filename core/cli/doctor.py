@@ -157,17 +157,26 @@ def register(app: typer.Typer) -> None:
             echo_json({"versions": versions, "findings": [asdict(f) for f in findings],
                        "plugins": plugin_rows, "errors": errors, "warnings": warnings})
         else:
+            from rich.text import Text
+
+            from .tables import hanging
+
             out = common.console()
-            out.print(f"agenthooks {versions['agent-hooks-core']} (Python {versions['python']} at "
-                      f"{versions['executable']})")
-            out.print("  " + " · ".join(f"{k} {v}" for k, v in versions.items()
-                                        if k not in ("agent-hooks-core", "python", "executable")))
+
+            def say(prefix: str | Text, body: str) -> None:
+                for line in hanging(prefix, body, out.width):
+                    out.print(line, soft_wrap=True)
+
+            say("", f"agenthooks {versions['agent-hooks-core']} (Python {versions['python']} at "
+                    f"{versions['executable']})")
+            say("  ", "  ·  ".join(f"{k}\u00a0{v}" for k, v in versions.items()
+                                   if k not in ("agent-hooks-core", "python", "executable")))
             section = None
             for f in findings:
                 if f.section != section:
                     section = f.section
-                    out.print(f"\n[bold]{section}[/bold]")
-                out.print(f"  [{_STYLE[f.level]}]{f.level:<8}[/] {f.message}", markup=True)
+                    out.print(f"\n[bold]{common.esc(section)}[/bold]")
+                say(Text.assemble("  ", (f"{f.level:<8}", _STYLE[f.level]), " "), f.message)
             out.print(f"\n{errors} error(s), {warnings} warning(s)")
         raise typer.Exit(1 if errors else 0)
 
