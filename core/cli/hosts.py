@@ -10,6 +10,7 @@ may declare host options in ``OPTIONS`` (name -> ``{"flag", "help", "default", "
 from __future__ import annotations
 
 import inspect
+import sys
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -41,10 +42,17 @@ def _installer(host: str) -> Any:
     return load(INSTALLERS[host])
 
 
+def _install_error(installer: Any) -> type[Exception]:
+    """The installer's ``InstallError`` (a module, or an object whose module defines it)."""
+    module = installer if inspect.ismodule(installer) else sys.modules.get(type(installer).__module__)
+    error = getattr(installer, "InstallError", None) or getattr(module, "InstallError", None)
+    return error if isinstance(error, type) and issubclass(error, Exception) else CommandError
+
+
 def _run(func: Any, installer: Any, *args: Any, **kwargs: Any) -> int:
     try:
         return int(func(*args, **kwargs))
-    except getattr(installer, "InstallError", CommandError) as exc:
+    except _install_error(installer) as exc:
         raise CommandError(str(exc)) from None
 
 
@@ -116,7 +124,7 @@ def _command(host: str, install: bool) -> Any:
             raise _fail(exc) from None
         raise typer.Exit(code)
 
-    title = HOST_TITLES.get(host, host)
+    title = HOST_TITLES.get(host) or getattr(inst, "label", None) or host
     command.__doc__ = (getattr(inst, "INSTALL_HELP", None) if install else getattr(inst, "UNINSTALL_HELP", None)) or (
         f"Run every enabled plugin on {title}'s hook events." if install
         else f"Remove agent-hooks' entries from {title}'s configuration (other hooks stay).")
