@@ -23,7 +23,8 @@ SCOPE_HELP = {
     "project": "this project's settings, usually committed",
     "local": "this project's private settings (this machine only)",
 }
-HOST_TITLES = {"claude-code": "Claude Code"}
+HOST_TITLES = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "cursor": "Cursor",
+               "opencode": "OpenCode"}
 
 
 class CommandError(Exception):
