@@ -34,8 +34,7 @@ class CommandError(Exception):
 def _scope(chosen_flags: dict[str, bool], scopes: tuple[str, ...]) -> str:
     chosen = [name for name in scopes if chosen_flags.get(name)]
     if len(chosen) > 1:
-        raise CommandError(f"choose one of {', '.join('--' + s for s in scopes)} "
-                           f"(got {', '.join('--' + c for c in chosen)})")
+        raise CommandError(f"choose one of {', '.join('--' + s for s in scopes)}")
     return chosen[0] if chosen else scopes[0]
 
 
