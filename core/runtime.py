@@ -130,7 +130,7 @@ class Handler:
 
 
 class Runtime:
-    """Loads plugins, fires hooks, combines answers. See DESIGN.md's host API."""
+    """Loads plugins, fires hooks, combines answers. See docs/design.md (host API)."""
 
     def __init__(
         self,
