@@ -266,7 +266,8 @@ HOOKS: tuple[HookDef, ...] = (
 BY_NAME: dict[str, HookDef] = {h.name: h for h in HOOKS}
 
 #: The runtime's own hooks: not agent lifecycle moments but services of the runtime.
-RUNTIME_HOOKS = ("hook_called", "host_event", "register_commands", "plugin_config_model", "session_summary")
+RUNTIME_HOOKS = ("hook_called", "host_event", "register_commands", "agent_commands", "plugin_config_model",
+                 "session_summary")
 
 
 def seed_hooks_tsv() -> Path:

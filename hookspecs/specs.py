@@ -811,6 +811,17 @@ def register_commands(cli: Any) -> None:
     """
 
 
+@hookspec
+def agent_commands(ctx: HookContext) -> Any:
+    """Declare slash commands for in-process agent hosts (pi, omp): ``/name args`` in the agent.
+
+    :param ctx: the plugin's context; a command that needs it closes over it.
+    :returns: a list of :class:`~agent_hooks_core.commands.AgentCommand` (or dicts with
+        ``name``, ``description`` and ``run``); ``run(args: str)`` returns the text to show, or
+        None. The first plugin to declare a name keeps it.
+    """
+
+
 @hookspec(firstresult=True)
 def plugin_config_model() -> Any:
     """The pydantic model that validates this plugin's settings section.
