@@ -8,6 +8,7 @@ SIGALRM handler, loses its answer and the call goes on. Budgets are "within N x 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import threading
 import time
@@ -152,3 +153,21 @@ def test_bounded_false_keeps_the_calling_thread() -> None:
     handler = plugin("p", post_tool=lambda event: where.append(threading.current_thread().name))
     Runtime([handler], hook_timeout=5, bounded=False).fire("post_tool", {"tool_name": "t"})
     assert where == [threading.current_thread().name]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_fires_on_fresh_workers() -> None:
+    """The parent's idle worker threads do not exist in a fork: the child must not wait for them."""
+    rt = Runtime([plugin("p", post_tool=lambda event: None)], hook_timeout=5)
+    rt.fire("post_tool", {"tool_name": "t"})  # leaves an idle worker in the parent
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its exit code
+        code = 3
+        try:
+            signal.alarm(10)  # a child that hangs dies of SIGALRM instead of hanging the test
+            out = rt.fire("post_tool", {"tool_name": "t"})
+            code = 0 if out.handlers == ["p"] and not out.errors else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
