@@ -203,7 +203,7 @@ class Watch:
 class _Worker:
     """A reusable daemon thread; retired (left to finish alone) when its caller abandons it."""
 
-    __slots__ = ("done", "error", "go", "job", "retired", "thread", "value")
+    __slots__ = ("done", "error", "go", "job", "pid", "retired", "thread", "value")
 
     def __init__(self) -> None:
         self.go = threading.Lock()
@@ -214,6 +214,7 @@ class _Worker:
         self.value: Any = None
         self.error: BaseException | None = None
         self.retired = False
+        self.pid = os.getpid()
         self.thread = threading.Thread(target=self._loop, name="agent-hooks-handler", daemon=True)
         self.thread.start()
 
@@ -228,6 +229,11 @@ class _Worker:
                 except BaseException as exc:  # handed to the caller (or dropped if it left)
                     self.value, self.error = None, exc
                 finally:
+                    if os.getpid() != self.pid:
+                        # a handler forked and this is the child: the caller waiting for this
+                        # thread exists only in the parent. Returning nowhere, the child ends
+                        # here, silently, and never runs the host's code a second time.
+                        os._exit(0)
                     self.done.release()
         except HandlerAbandoned:
             pass  # the interrupt arrived after the handler returned: the thread ends all the same

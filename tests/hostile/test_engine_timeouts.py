@@ -171,3 +171,30 @@ def test_a_forked_child_fires_on_fresh_workers() -> None:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_handler_that_forks_never_returns_twice() -> None:
+    """Issue 17 item 4 in-process: the child of a forking handler ends; only the parent goes on."""
+    parent = os.getpid()
+    children: list[int] = []
+
+    def forks(event: Any) -> None:
+        pid = os.fork()
+        if pid:
+            children.append(pid)
+
+    out = Runtime([plugin("forker", post_tool=forks)], hook_timeout=5).fire("post_tool", {"tool_name": "t"})
+    if os.getpid() != parent:  # pragma: no cover - only a child that came back would get here
+        os._exit(7)
+    assert out.errors == [] and len(children) == 1
+    deadline = time.monotonic() + 10
+    while True:
+        pid, status = os.waitpid(children[0], os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            os.kill(children[0], signal.SIGKILL)
+            pytest.fail("the forked child did not end")
+        time.sleep(0.02)  # polling a child process's exit, not synchronising threads
+    assert os.waitstatus_to_exitcode(status) == 0
