@@ -45,17 +45,14 @@ def swallows_everything(release: threading.Event) -> Callable[..., Any]:
 
 
 def replaces_sigalrm(release: threading.Event) -> Callable[..., Any]:
+    swallow = swallows_everything(release)
+
     def handler(event: Any) -> dict[str, Any]:
         try:
             signal.signal(signal.SIGALRM, signal.SIG_IGN)  # only possible in the main thread
         except ValueError:
             pass
-        while not release.is_set():
-            try:
-                time.sleep(0.01)
-            except BaseException:
-                pass
-        return {"block": True, "reason": "too late to count"}
+        return swallow(event)
 
     return handler
 
