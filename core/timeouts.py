@@ -203,7 +203,7 @@ class Watch:
 class _Worker:
     """A reusable daemon thread; retired (left to finish alone) when its caller abandons it."""
 
-    __slots__ = ("done", "error", "go", "job", "pid", "retired", "thread", "value")
+    __slots__ = ("done", "error", "go", "job", "retired", "thread", "value")
 
     def __init__(self) -> None:
         self.go = threading.Lock()
@@ -214,11 +214,11 @@ class _Worker:
         self.value: Any = None
         self.error: BaseException | None = None
         self.retired = False
-        self.pid = os.getpid()
         self.thread = threading.Thread(target=self._loop, name="agent-hooks-handler", daemon=True)
         self.thread.start()
 
     def _loop(self) -> None:
+        pid = os.getpid()
         try:
             while not self.retired:
                 self.go.acquire()
@@ -229,10 +229,9 @@ class _Worker:
                 except BaseException as exc:  # handed to the caller (or dropped if it left)
                     self.value, self.error = None, exc
                 finally:
-                    if os.getpid() != self.pid:
-                        # a handler forked and this is the child: the caller waiting for this
-                        # thread exists only in the parent. Returning nowhere, the child ends
-                        # here, silently, and never runs the host's code a second time.
+                    if os.getpid() != pid:
+                        # a handler forked and its child came back here: the child has no caller
+                        # (only this thread survived the fork) and must not live on holding pipes
                         os._exit(0)
                     self.done.release()
         except HandlerAbandoned:
