@@ -134,6 +134,15 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
             add(Finding("ok" if level == "ok" else "info", "hosts", message))
     except Exception as exc:  # a host check must not break doctor
         add(Finding("info", "hosts", f"Claude Code check unavailable: {type(exc).__name__}: {exc}"))
+    try:  # pi and omp (bridges/pi/install.py)
+        from ..bridges.pi import install as pi_install
+
+        for installer in (pi_install.PI, pi_install.OMP):
+            for line in installer.status(common.OPTIONS.cwd):
+                level, _, message = line.partition(": ")
+                add(Finding({"ok": "ok", "problem": "error"}.get(level, "info"), "hosts", message))
+    except Exception as exc:  # a host check must not break doctor
+        add(Finding("info", "hosts", f"pi/omp check unavailable: {type(exc).__name__}: {exc}"))
     return versions, findings, plugin_rows
 
 
@@ -151,17 +160,26 @@ def register(app: typer.Typer) -> None:
             echo_json({"versions": versions, "findings": [asdict(f) for f in findings],
                        "plugins": plugin_rows, "errors": errors, "warnings": warnings})
         else:
+            from rich.text import Text
+
+            from .tables import hanging
+
             out = common.console()
-            out.print(f"agenthooks {versions['agent-hooks-core']} (Python {versions['python']} at "
-                      f"{versions['executable']})")
-            out.print("  " + " · ".join(f"{k} {v}" for k, v in versions.items()
-                                        if k not in ("agent-hooks-core", "python", "executable")))
+
+            def say(prefix: str | Text, body: str) -> None:
+                for line in hanging(prefix, body, out.width):
+                    out.print(line, soft_wrap=True)
+
+            say("", f"agenthooks {versions['agent-hooks-core']} (Python {versions['python']} at "
+                    f"{versions['executable']})")
+            say("  ", "  ·  ".join(f"{k}\u00a0{v}" for k, v in versions.items()
+                                   if k not in ("agent-hooks-core", "python", "executable")))
             section = None
             for f in findings:
                 if f.section != section:
                     section = f.section
-                    out.print(f"\n[bold]{section}[/bold]")
-                out.print(f"  [{_STYLE[f.level]}]{f.level:<8}[/] {f.message}", markup=True)
+                    out.print(f"\n[bold]{common.esc(section)}[/bold]")
+                say(Text.assemble("  ", (f"{f.level:<8}", _STYLE[f.level]), " "), f.message)
             out.print(f"\n{errors} error(s), {warnings} warning(s)")
         raise typer.Exit(1 if errors else 0)
 
