@@ -192,6 +192,8 @@ def test_an_organisation_policy_cannot_be_weakened_by_user_or_project(
     assert info["settings_files"][-1] == f"organisation policy {org.url}"
     doctor = agenthooks("doctor", cwd=project, home=home).out
     assert f"organisation policy: {org.url}" in doctor and "required: guard (in organisation policy" in doctor
+    enable = agenthooks("plugins", "enable", "audit", "--project", cwd=project, home=home)
+    assert f"still disabled by organisation policy {org.url}, which user and project settings cannot" in enable.out
     assert org.requests == 1  # fetched once, then cached until the refresh is due
 
 
