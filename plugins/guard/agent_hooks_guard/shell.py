@@ -62,6 +62,10 @@ _RUNNERS = {"poetry": "run", "uv": "run", "pipenv": "run", "pdm": "run", "hatch"
 #: wrappers whose first positional argument is not the command (timeout DURATION, flock FILE, ...)
 _WRAPPER_POSITIONALS = {"timeout": 1, "flock": 1, "chrt": 1, "taskset": 1}
 PRIVILEGED = frozenset({"sudo", "doas", "pkexec", "run0", "su"})
+_SCRIPT_HOSTS = SHELLS | {"eval", "source", "."}
+#: commands that may run something besides themselves (indirect.derive); python* too
+DERIVING = frozenset({"node", "nodejs", "bun", "deno", "perl", "ruby", "php", "awk", "gawk", "mawk", "nawk", "find",
+                      "git", "pwsh", "powershell", "pwsh.exe", "powershell.exe", "pypy", "pypy3"})
 #: how deep ``bash -c "bash -c '...'"`` and ``$(...)`` nest before the analysis stops
 MAX_DEPTH = 24
 #: the name of the command standing for text nested deeper than that
@@ -560,7 +564,7 @@ class _Parser:
             cmd.script_from = [s for s in subs if s.name]
         elif argv and argv[0] in SHELLS | {"source", "."} and subs:
             cmd.script_from = list(subs)
-        if argv and argv[0] in SHELLS | {"eval", "source", "."} and (
+        if argv and argv[0] in _SCRIPT_HOSTS and (
                 cmd.script_from or (script is None and reads_stdin_as_script(cmd))):
             sources = list(cmd.script_from)
             if script is None and reads_stdin_as_script(cmd):
@@ -570,8 +574,9 @@ class _Parser:
                     self._derived(Derived("shell", text=text, via=f"{argv[0]} <<<"), wrappers)
             for d in script_sources(cmd, sources):
                 self._derived(d, wrappers)
-        for d in derive(cmd):
-            self._derived(d, wrappers)
+        if argv and (argv[0] in DERIVING or argv[0].startswith("python") or "xargs" in wrappers):
+            for d in derive(cmd):
+                self._derived(d, wrappers)
         return cmd
 
     def _dynamic(self, why: str, wrappers: list[str]) -> None:
