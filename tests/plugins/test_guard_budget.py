@@ -32,8 +32,8 @@ def test_adversarial_commands_are_judged_within_budget(text: str) -> None:
     start = time.perf_counter()
     _POL.check_command(text)
     elapsed = time.perf_counter() - start
-    # up to ~64 KB of text: 0.5 s is 10x the 1 MB target, 500x the 10 KB one
-    assert elapsed < 0.5, (len(text), elapsed, text[:120])
+    # any size (over 64 KB only a prefix is analysed): 2 s is 40x the 50 ms target, room for a loaded machine
+    assert elapsed < 2.0, (len(text), elapsed, text[:120])
 
 
 @settings(max_examples=40, deadline=None)
@@ -41,7 +41,7 @@ def test_adversarial_commands_are_judged_within_budget(text: str) -> None:
 def test_any_text_is_judged_within_budget(text: str) -> None:
     start = time.perf_counter()
     _POL.check_command(text)
-    assert time.perf_counter() - start < 0.5
+    assert time.perf_counter() - start < 2.0
 
 
 def test_cost_grows_linearly() -> None:

@@ -22,7 +22,7 @@ from .rules import (
     read_targets,
     write_targets,
 )
-from .shell import parse
+from .shell import MAX_COMMANDS, parse_bounded
 
 if TYPE_CHECKING:
     from .packs import Spec
@@ -244,7 +244,10 @@ class Policy:
             bomb = fork_bomb(text)
             if bomb:
                 findings.append(bomb)
-        commands = parse(text)
+        commands, truncated = parse_bounded(text)
+        if truncated and "too-large" in self.active:
+            findings.append(Finding("too-large", f"more than {MAX_COMMANDS} simple commands: only the first "
+                                                 f"{MAX_COMMANDS} were analysed"))
         lines: dict[Finding, str] = {}
         for cmd in commands:
             line = " ".join(cmd.argv)

@@ -15,6 +15,7 @@ backtick inside single quotes): a guard should rather ask once too often than mi
 from __future__ import annotations
 
 import codecs
+import itertools
 import os
 import re
 import shlex
@@ -243,9 +244,12 @@ def unquote(word: str) -> str:
     return "".join(out)
 
 
-def _tokens(text: str) -> list[str]:
+def _tokens(text: str, limit: int | None = None) -> list[str]:
+    """Tokens of ``text``; with ``limit``, at most that many scanner matches are looked at (blanks
+    included), so a huge text costs no more than its first part."""
     tokens: list[str] = []
-    for m in _TOKEN.finditer(text):
+    matches = _TOKEN.finditer(text) if limit is None else itertools.islice(_TOKEN.finditer(text), limit)
+    for m in matches:
         kind = m.lastgroup
         if kind == "word":
             tokens.append(unquote(m.group()))
@@ -307,6 +311,8 @@ def _substitution_end(text: str, i: int, depth: int = 0) -> int:
             i = _skip_quoted(text, j, depth + 1)
         elif ch == "(":
             level += 1
+            if level > _SCAN_LEVELS:
+                return n
             i = j + 1
         else:
             level -= 1
@@ -361,16 +367,43 @@ def extract_substitutions(text: str, bodies: dict[str, str]) -> str:
     return "".join(out)
 
 
+#: how many simple commands one parse looks at; past it the rest is not analysed (the policy
+#: blocks such a command as too-large): rules cost some microseconds per command, so this bounds
+#: the time of any decision, however the text is made (``a;a;a;...`` of 64 KB is 32,000 commands)
+MAX_COMMANDS = 2000
+#: and how many scanner matches (words, operators, blanks) per command it allows on average
+MATCHES_PER_COMMAND = 24
+#: a ``$(``/``(`` nested deeper than this while scanning is not matched further: the rest of the text
+#: is the body (analysis stops at MAX_DEPTH levels anyway); keeps each level's scan short
+_SCAN_LEVELS = 256
+
+
+class _Budget:
+    __slots__ = ("left", "tokens_left", "truncated")
+
+    def __init__(self, limit: int) -> None:
+        self.left = limit
+        self.tokens_left = limit * MATCHES_PER_COMMAND
+        self.truncated = False
+
+
 class _Parser:
-    def __init__(self, env: dict[str, str], depth: int, bodies: dict[str, str] | None = None) -> None:
+    def __init__(self, env: dict[str, str], depth: int, bodies: dict[str, str] | None = None,
+                 budget: _Budget | None = None) -> None:
         self.env = env
         self.depth = depth
         self.commands: list[Command] = []
         self.bodies: dict[str, str] = {} if bodies is None else bodies
+        self.budget = _Budget(MAX_COMMANDS) if budget is None else budget
 
     def parse(self, text: str) -> list[Command]:
         text = extract_substitutions(_prepare(text), self.bodies)
-        tokens = _tokens(text)
+        budget = self.budget
+        tokens = _tokens(text, budget.tokens_left + 1)
+        budget.tokens_left -= len(tokens)
+        if budget.tokens_left < 0:
+            budget.truncated = True
+            tokens = tokens[:len(tokens) + budget.tokens_left]
         self._walk(tokens, 0, None)
         return self.commands
 
@@ -393,7 +426,10 @@ class _Parser:
             return cmd
 
         n = len(tokens)
+        budget = self.budget
         while i < n:
+            if budget.truncated:
+                return n
             tok = tokens[i]
             if comment and tok not in (";", "\n", "&&", "||", "&", "|", ")"):
                 i += 1
@@ -501,7 +537,7 @@ class _Parser:
             cmd = Command([TOO_DEEP], raw=[text])
             self.commands.append(cmd)
             return [cmd]
-        inner = _Parser(self.env, self.depth + 1, self.bodies)
+        inner = _Parser(self.env, self.depth + 1, self.bodies, self.budget)
         cmds = inner.parse(text)
         self.commands.extend(cmds)
         return cmds
@@ -518,6 +554,10 @@ class _Parser:
 
     def _command(self, words: list[str], redirects: list[tuple[str, str]], feeders: list[Command],
                  subs: list[Command], via: str = "") -> Command | None:
+        self.budget.left -= 1
+        if self.budget.left < 0:
+            self.budget.truncated = True
+            return None
         expanded: list[str] = []
         for w in words:
             x = self._expand(w)
@@ -594,7 +634,7 @@ class _Parser:
         if d.kind == "shell":
             self._sub(d.text)
         elif d.argv:
-            inner = _Parser(self.env, self.depth + 1, self.bodies)
+            inner = _Parser(self.env, self.depth + 1, self.bodies, self.budget)
             inner._command(list(d.argv), [], [], [], via=d.via)
             self.commands.extend(inner.commands)
         for c in self.commands[before:]:
@@ -727,6 +767,13 @@ def _script_of(argv: list[str]) -> str | None:
 def parse(text: str) -> list[Command]:
     """Every simple command ``text`` would run, nested ones included, in order of appearance."""
     return _Parser({}, 0).parse(text)
+
+
+def parse_bounded(text: str, max_commands: int = MAX_COMMANDS) -> tuple[list[Command], bool]:
+    """:func:`parse`, stopping after ``max_commands`` simple commands: ``(commands, truncated)``."""
+    parser = _Parser({}, 0, budget=_Budget(max_commands))
+    commands = parser.parse(text)
+    return commands, parser.budget.truncated
 
 
 #: what a script argument reads when it is stdin or a process substitution (`bash <(curl ...)`)
