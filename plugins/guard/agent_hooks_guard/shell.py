@@ -64,6 +64,9 @@ _RUNNERS = {"poetry": "run", "uv": "run", "pipenv": "run", "pdm": "run", "hatch"
 _WRAPPER_POSITIONALS = {"timeout": 1, "flock": 1, "chrt": 1, "taskset": 1}
 PRIVILEGED = frozenset({"sudo", "doas", "pkexec", "run0", "su"})
 _SCRIPT_HOSTS = SHELLS | {"eval", "source", "."}
+#: tokens the walker treats specially (operators, redirections)
+_SPECIAL = frozenset({";", "\n", "&&", "||", "&", ";;", "|", "|&", ")", "(", "<(", ">(", ">", ">>", "<", ">|", "&>",
+                      "&>>", "<<", "<<<", ">&", "<&"})
 #: commands that may run something besides themselves (indirect.derive); python* too
 DERIVING = frozenset({"node", "nodejs", "bun", "deno", "perl", "ruby", "php", "awk", "gawk", "mawk", "nawk", "find",
                       "git", "pwsh", "powershell", "pwsh.exe", "powershell.exe", "pypy", "pypy3"})
@@ -143,6 +146,13 @@ class Command:
         got = self.memo.get("positional")
         if got is None:
             got = self.memo["positional"] = [a for a in self.argv[1:] if not a.startswith("-")]
+        return got
+
+    @property
+    def positional_set(self) -> frozenset[str]:
+        got = self.memo.get("positional_set")
+        if got is None:
+            got = self.memo["positional_set"] = frozenset(self.positional)
         return got
 
     def upstream(self) -> list[Command]:
@@ -431,6 +441,10 @@ class _Parser:
             if budget.truncated:
                 return n
             tok = tokens[i]
+            if not comment and tok not in _SPECIAL and tok[:1] != "#" and tok[-1:] != "$" and "(" not in tok:
+                words.append(tok)  # the common case, a plain word: no branch below applies
+                i += 1
+                continue
             if comment and tok not in (";", "\n", "&&", "||", "&", "|", ")"):
                 i += 1
                 continue
