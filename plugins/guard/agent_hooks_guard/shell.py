@@ -14,6 +14,7 @@ backtick inside single quotes): a guard should rather ask once too often than mi
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import itertools
 import os
@@ -185,6 +186,8 @@ def _heredocs(text: str) -> str:
         return text
     lines = text.split("\n")
     out: list[str] = []
+    ends: dict[tuple[str, bool], list[int]] = {}  # delimiter -> the lines that close it, found once
+    budget = _MAX_HEREDOCS
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -198,17 +201,20 @@ def _heredocs(text: str) -> str:
         last = 0
         for pos in starts:
             m = _HEREDOC.match(line, pos)
-            if m is None:
-                continue
+            if m is None or budget <= 0:
+                continue  # past the budget, heredoc bodies are judged as command lines (stricter)
+            budget -= 1
             delim = next(g for g in m.groups()[1:] if g is not None)
             strip_tabs = bool(m.group(1))
-            body: list[str] = []
-            j = i
-            while j < len(lines) and (lines[j].lstrip("\t") if strip_tabs else lines[j]) != delim:
-                body.append(lines[j])
-                j += 1
-            if j >= len(lines):
+            key = (delim, strip_tabs)
+            if key not in ends:
+                ends[key] = [k for k, ln in enumerate(lines) if (ln.lstrip("\t") if strip_tabs else ln) == delim]
+            found = ends[key]
+            at = bisect.bisect_left(found, i)
+            if at >= len(found):
                 break
+            j = found[at]
+            body = lines[i:j]
             i = j + 1
             pieces += [line[last:m.start()], "<<< ", shlex.quote("\n".join(body)), " "]
             last = m.end()
@@ -275,6 +281,8 @@ def tokenize(text: str) -> list[str]:
     return _tokens(_prepare(text))
 
 
+#: heredocs turned into here-strings per text (each distinct delimiter costs one pass over the lines)
+_MAX_HEREDOCS = 64
 #: beyond this many nested quotes/substitutions the scanners stop matching pairs (the analysis
 #: itself stops at MAX_DEPTH; this only keeps the scanners off Python's recursion limit)
 _SCAN_DEPTH = 200
@@ -380,20 +388,24 @@ def extract_substitutions(text: str, bodies: dict[str, str]) -> str:
 #: how many simple commands one parse looks at; past it the rest is not analysed (the policy
 #: blocks such a command as too-large): rules cost some microseconds per command, so this bounds
 #: the time of any decision, however the text is made (``a;a;a;...`` of 64 KB is 32,000 commands)
-MAX_COMMANDS = 2000
+MAX_COMMANDS = 1000
 #: and how many scanner matches (words, operators, blanks) per command it allows on average
 MATCHES_PER_COMMAND = 24
+#: and how much text, summed over every nesting level (``bash -c`` inside ``python -c`` inside ...
+#: parses the same text again, one level deeper each time)
+CHARS_PER_COMMAND = 256
 #: a ``$(``/``(`` nested deeper than this while scanning is not matched further: the rest of the text
 #: is the body (analysis stops at MAX_DEPTH levels anyway); keeps each level's scan short
 _SCAN_LEVELS = 256
 
 
 class _Budget:
-    __slots__ = ("left", "tokens_left", "truncated")
+    __slots__ = ("chars_left", "left", "tokens_left", "truncated")
 
     def __init__(self, limit: int) -> None:
         self.left = limit
         self.tokens_left = limit * MATCHES_PER_COMMAND
+        self.chars_left = limit * CHARS_PER_COMMAND
         self.truncated = False
 
 
@@ -407,8 +419,12 @@ class _Parser:
         self.budget = _Budget(MAX_COMMANDS) if budget is None else budget
 
     def parse(self, text: str) -> list[Command]:
-        text = extract_substitutions(_prepare(text), self.bodies)
         budget = self.budget
+        budget.chars_left -= len(text)
+        if budget.chars_left < 0:
+            budget.truncated = True
+            return self.commands
+        text = extract_substitutions(_prepare(text), self.bodies)
         tokens = _tokens(text, budget.tokens_left + 1)
         budget.tokens_left -= len(tokens)
         if budget.tokens_left < 0:
