@@ -122,6 +122,18 @@ def test_a_bad_payload_blocks_tool_call_but_not_other_events(session):
     assert out["answer"] is None and out["blocked"] is False and "payload must be an object" in out["errors"][0]
 
 
+def test_events_nested_too_deeply_are_refused_before_any_plugin(session):
+    s = session(BLOCKER)
+    s.initialize()
+    deep: Any = "x"
+    for _ in range(150):
+        deep = {"a": deep}
+    out = s.event("tool_call", {"toolName": "bash", "input": {"command": "ls", "deep": deep}})
+    assert out["blocked"] is True and "nested deeper than 100 levels" in out["answer"]["reason"]
+    s.send_raw(b"[" * 100_000)
+    assert s.read()["error"]["code"] == -32700
+
+
 def test_plugin_output_on_stdout_does_not_corrupt_the_protocol(session):
     s = session("""
 import subprocess, sys
