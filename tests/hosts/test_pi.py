@@ -21,7 +21,7 @@ import pytest
 from tests.support.venvs import Venv, Wheelhouse, make_venv
 
 from .fakemodel import FakeModel, Turn, say, tool_call
-from .pi_agents import Agent, alive, make_agent, server_pids
+from .pi_agents import Agent, Terminal, alive, make_agent, server_pids
 
 HOSTS = ["pi", "omp"]
 
@@ -213,3 +213,25 @@ def test_a_hung_server_blocks_that_tool_call_and_is_replaced(agent, hooks_venv, 
     assert "after-ran" in after
     assert len(r.servers) == 2
     assert r.no_orphans()
+
+
+@pytest.mark.parametrize("agent", ["pi"], indirect=True)  # omp's TUI opens a first-run setup wizard first
+def test_the_guard_question_shows_in_the_interactive_tui(agent, hooks_venv, tmp_path):
+    """The real TUI on a pseudo-terminal: the guard's ctx.ui.confirm is pi's own dialog; Escape is a no."""
+    r = Run(agent, hooks_venv, tmp_path, [tool_call("bash", {"command": PIPED}), say("all done")])
+    r.install()
+    with r.model:
+        r.agent.configure(r.agent_dir, r.model.base_url)
+        env = r.agent.env(r.home, r.agent_dir, AGENT_HOOKS_HOME=str(r.home / "agent-hooks"))
+        term = Terminal([str(r.agent.binary), "--provider", "fake", "--model", "fake-model"], r.project, env)
+        try:
+            assert term.expect("fake-model"), term.text[-2000:]
+            term.type(b"go\r")
+            assert term.expect(r"agent-hooks guard\s+base64 -d output run by sh \[guard:pipe-to-shell\]"), term.text[-3000:]
+            assert PIPED in term.text
+            term.type(b"\x1b")  # dismiss the dialog: no
+            assert term.expect("all done"), term.text[-3000:]
+        finally:
+            term.close()
+    (result,) = r.model.tool_results()
+    assert "(the user said no)" in result and "piped-ran" not in result
