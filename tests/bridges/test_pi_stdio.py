@@ -287,6 +287,7 @@ def pre_message(event, ctx):
     ctx.ui.notify("hello", "warning")
     ctx.ui.set_status("guard", "on")
     ctx.send_message("remember this", details={{"n": 1}})
+    ctx.send_message("now", custom_type="mine", deliver_as="followUp")
     ctx.append_entry("guard-state", {{"n": 2}})
 """, ui_answers={"ui.select": "b", "ui.input": "ann", "ui.editor": "text"})
     s.initialize()
@@ -297,6 +298,8 @@ def pre_message(event, ctx):
         ("ui.setStatus", {"key": "guard", "text": "on"}),
         ("session.sendMessage", {"message": {"customType": "agent-hooks:stdio_plugin", "content": "remember this",
                                              "display": True, "details": {"n": 1}}, "options": None}),
+        ("session.sendMessage", {"message": {"customType": "mine", "content": "now", "display": True},
+                                 "options": {"deliverAs": "followUp"}}),
         ("session.appendEntry", {"customType": "guard-state", "data": {"n": 2}}),
     ]
 
