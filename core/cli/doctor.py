@@ -118,6 +118,17 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
             add(Finding("ok" if level == "ok" else "info", "hosts", message))
     except Exception as exc:  # a host check must not break doctor
         add(Finding("info", "hosts", f"Claude Code check unavailable: {type(exc).__name__}: {exc}"))
+    from ..bridges import INSTALLERS, load
+
+    for host, spec in INSTALLERS.items():  # the other hosts' installers (codex, gemini, cursor, opencode…)
+        if host == "claude-code":
+            continue
+        try:
+            for line in load(spec).status(common.OPTIONS.cwd):
+                level, _, message = line.partition(": ")
+                add(Finding({"ok": "ok", "problem": "warning"}.get(level, "info"), "hosts", message))
+        except Exception as exc:
+            add(Finding("info", "hosts", f"{host} check unavailable: {type(exc).__name__}: {exc}"))
     return versions, findings, plugin_rows
 
 
