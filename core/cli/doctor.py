@@ -148,7 +148,7 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
         try:
             for line in load(spec).status(common.OPTIONS.cwd):
                 level, _, message = line.partition(": ")
-                add(Finding({"ok": "ok", "problem": "warning"}.get(level, "info"), "hosts", message))
+                add(Finding({"ok": "ok", "problem": "error"}.get(level, "info"), "hosts", message))
         except Exception as exc:
             add(Finding("info", "hosts", f"{host} check unavailable: {type(exc).__name__}: {exc}"))
     return versions, findings, plugin_rows
