@@ -129,5 +129,8 @@ def register(app: typer.Typer) -> None:
     from . import pi_hosts  # pi and omp (until this module is built from bridges.INSTALLERS)
 
     pi_hosts.register(install_app, uninstall_app)
+    from . import more_hosts  # codex, gemini, cursor, opencode (same reason)
+
+    more_hosts.register(install_app, uninstall_app)
     app.add_typer(install_app, name="install")
     app.add_typer(uninstall_app, name="uninstall")
