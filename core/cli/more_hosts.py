@@ -56,7 +56,8 @@ def register(install_app: typer.Typer, uninstall_app: typer.Typer) -> None:
     dry_opt = typer.Option(False, "--dry-run", help="print the change as a diff; write nothing")
     no_trust_opt = typer.Option(False, "--no-trust", help="do not record Codex's hook trust: review the hooks "
                                 "in Codex's /hooks yourself (until then Codex skips them)")
-    for host, (title, user_file, project_file) in HOSTS.items():
+    def commands(host: str, title: str, user_file: str, project_file: str) -> tuple[Any, Any]:
+        # closures, not default arguments: typer would show those as options
         user_opt = typer.Option(False, "--user", help=f"{user_file}: every project (the default)")
         project_opt = typer.Option(False, "--project", help=f"{project_file}: this project only")
 
@@ -68,16 +69,20 @@ def register(install_app: typer.Typer, uninstall_app: typer.Typer) -> None:
             install_cmd: Any = install_codex
         else:
             def install_other(user: bool = user_opt, project: bool = project_opt, project_dir: Path | None = dir_opt,
-                              dry_run: bool = dry_opt, _host: str = host) -> None:
-                _run(_host, "install", _scope(user, project), project_dir, dry_run)
+                              dry_run: bool = dry_opt) -> None:
+                _run(host, "install", _scope(user, project), project_dir, dry_run)
 
             install_cmd = install_other
 
         def uninstall_cmd(user: bool = user_opt, project: bool = project_opt, project_dir: Path | None = dir_opt,
-                          dry_run: bool = dry_opt, _host: str = host) -> None:
-            _run(_host, "uninstall", _scope(user, project), project_dir, dry_run)
+                          dry_run: bool = dry_opt) -> None:
+            _run(host, "uninstall", _scope(user, project), project_dir, dry_run)
 
         install_cmd.__doc__ = f"Run every enabled plugin on {title}'s hooks (see docs/hosts/{host}.md)."
         uninstall_cmd.__doc__ = f"Remove agent-hooks from {title} (other hooks and settings stay)."
+        return install_cmd, uninstall_cmd
+
+    for host, (title, user_file, project_file) in HOSTS.items():
+        install_cmd, uninstall_cmd = commands(host, title, user_file, project_file)
         install_app.command(host)(install_cmd)
         uninstall_app.command(host)(uninstall_cmd)

@@ -7,6 +7,7 @@ Kept apart from ``hosts.py`` (Claude Code) until that module builds its sub-comm
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -36,9 +37,10 @@ def register(install_app: typer.Typer, uninstall_app: typer.Typer) -> None:
                            file_okay=False)
     dry_opt = typer.Option(False, "--dry-run", help="print the change; write nothing")
 
-    for installer in (pi_install.PI, pi_install.OMP):
+    def commands(_inst: pi_install.HostInstaller) -> tuple[Any, Any]:
+        # a closure, not a default argument: typer would show `_inst` as an option
         def install_cmd(user: bool = user_opt, project: bool = project_opt, project_dir: Path | None = dir_opt,
-                        dry_run: bool = dry_opt, _inst: pi_install.HostInstaller = installer) -> None:
+                        dry_run: bool = dry_opt) -> None:
             try:
                 code = _inst.install(_scope(user, project), project_dir, dry_run)
             except pi_install.InstallError as exc:
@@ -46,13 +48,17 @@ def register(install_app: typer.Typer, uninstall_app: typer.Typer) -> None:
             raise typer.Exit(code)
 
         def uninstall_cmd(user: bool = user_opt, project: bool = project_opt, project_dir: Path | None = dir_opt,
-                          dry_run: bool = dry_opt, _inst: pi_install.HostInstaller = installer) -> None:
+                          dry_run: bool = dry_opt) -> None:
             try:
                 code = _inst.uninstall(_scope(user, project), project_dir, dry_run)
             except pi_install.InstallError as exc:
                 raise _fail(exc) from None
             raise typer.Exit(code)
 
+        return install_cmd, uninstall_cmd
+
+    for installer in (pi_install.PI, pi_install.OMP):
+        install_cmd, uninstall_cmd = commands(installer)
         install_cmd.__doc__ = (f"Run every enabled plugin in {installer.label} (writes the agent-hooks extension "
                                "into its extensions directory).")
         uninstall_cmd.__doc__ = f"Remove the agent-hooks extension from {installer.label}."
