@@ -234,8 +234,9 @@ def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = No
     import sys
 
     out = out or sys.stdout
-    plan = plan_install(scope, project_dir, trust=options.get("trust", True))
-    return run_plan(plan, dry_run, out, f"Codex ({scope}) wired to agent-hooks, hook trust recorded")
+    trust = options.get("trust", True)
+    plan = plan_install(scope, project_dir, trust=trust)
+    return run_plan(plan, dry_run, out, f"Codex ({scope}) wired to agent-hooks" + (", hook trust recorded" if trust else ""))
 
 
 def uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
