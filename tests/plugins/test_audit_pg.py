@@ -50,7 +50,7 @@ def url(server: PostgresServer, request: pytest.FixtureRequest, tmp_path: Path,
     with psycopg.connect(server.url, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {name}")
         conn.execute(f"CREATE DATABASE {name}")
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("AGENT_HOOKS_HOME", str(tmp_path / "home"))
     yield server.url.rsplit("/", 1)[0] + "/" + name
     for key in [k for k in store_mod._STORES if str(k[0]).startswith("postgresql://")]:
         store_mod._STORES.pop(key).close()

@@ -5,7 +5,7 @@ Writing never waits for the server. ``add`` puts the (already redacted) record o
 in-memory queue; one background thread per process takes batches off it and writes each in one
 transaction (``INSERT ... ON CONFLICT (uid) DO NOTHING``). When the server cannot be reached
 (down, restarting, slower than ``connect_timeout``) the batch goes to a local SQLite **spool** (the
-user state directory, one per URL, shared by the user's processes), and every later record goes
+state directory, one per URL, shared by the user's processes), and every later record goes
 there too, behind it, until the spool has been replayed oldest first (a PostgreSQL advisory lock
 lets one process replay at a time). Every record carries a ``uid``, unique in both stores, so a
 batch that was spooled after it may in fact have been committed is still stored once: no row is
@@ -87,10 +87,10 @@ def spool_path(url: str) -> Path:
     """The local SQLite file that holds records while ``url`` cannot be reached."""
     import hashlib
 
-    import platformdirs
+    from .options import state_dir
 
     digest = hashlib.sha256(url.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    return Path(platformdirs.user_state_dir("agent-hooks", appauthor=False)) / "audit-spool" / f"pg-{digest}.db"
+    return state_dir() / "audit-spool" / f"pg-{digest}.db"
 
 
 class PgStore:
