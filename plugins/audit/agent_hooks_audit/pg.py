@@ -199,7 +199,10 @@ class PgStore:
             try:
                 first = q.get(timeout=RETRY_AFTER if self._spooled else None)
             except queue.Empty:
-                self._replay_quietly()
+                try:
+                    self._replay_quietly()
+                except Exception as exc:  # the writer must outlive anything; the spool keeps the rows
+                    self._went_down(f"{type(exc).__name__}: {exc}")
                 continue
             batch = [first]
             while len(batch) < BATCH:
@@ -281,7 +284,7 @@ class PgStore:
             return
         try:
             self.replay()
-        except AuditError as exc:
+        except (AuditError, sqlite3.Error, OSError) as exc:
             self._went_down(str(exc))
 
     def replay(self) -> int:
@@ -304,8 +307,11 @@ class PgStore:
                     return moved
                 with conn.cursor() as cur:
                     cur.executemany(_INSERT, [tuple(r.get(c) for c in COLUMNS) for r in chunk])
-            # committed; a crash before this delete replays the chunk again, and uid skips it
-            self.spool.delete_uids([r["uid"] for r in chunk])
+            # committed; a crash (or a failed delete) before this replays the chunk again, and uid skips it
+            try:
+                self.spool.delete_uids([r["uid"] for r in chunk])
+            except sqlite3.Error as exc:
+                raise AuditError(f"audit spool {self.spool.path}: {exc}") from None
             moved += len(chunk)
 
     def flush(self, timeout: float) -> bool:
