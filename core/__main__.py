@@ -7,22 +7,64 @@ start-up time is the hook's latency. Everything else goes to the typer app.
 
 from __future__ import annotations
 
+import os
 import sys
+
+if __name__ == "__main__" and sys.path:
+    # `python -m agent_hooks_core` puts the working directory (an agent's project, untrusted) first
+    # on sys.path: a tomllib.py or *.dist-info there must not be imported (issue 17.14)
+    try:
+        _cwd = os.path.realpath(os.getcwd())
+    except OSError:
+        _cwd = ""
+    sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.realpath(p) != _cwd]
 
 #: command -> "module:function"; the function takes the remaining argv and returns an exit code
 FAST_COMMANDS = {
     "claude-code": "agent_hooks_core.bridges.claude_code:main",
     "chibi": "agent_hooks_core.dialects.chibi_exec:main",
+    "codex": "agent_hooks_core.bridges.codex:main",
+    "gemini": "agent_hooks_core.bridges.gemini:main",
+    "cursor": "agent_hooks_core.bridges.cursor:main",
 }
+
+
+def fast_command(args: list[str]) -> tuple[str, list[str]] | None:
+    """``[global options] FAST-COMMAND ...`` -> (command, its argv), or None for the typer app.
+
+    ``--hook``/``--settings`` before the command become the command's own options and ``--trace``
+    sets AGENT_HOOKS_TRACE; the other global options need the typer app, which says so.
+    """
+    moved: list[str] = []
+    i = 0
+    while i < len(args):
+        name, eq, _ = args[i].partition("=")
+        if name in ("--hook", "--settings") and (eq or i + 1 < len(args)):
+            moved += args[i:i + (1 if eq else 2)]
+            i += 1 if eq else 2
+        elif args[i] == "--trace":
+            i += 1
+        elif args[i] in FAST_COMMANDS:
+            if "--trace" in args[:i]:
+                os.environ["AGENT_HOOKS_TRACE"] = "1"
+            return args[i], [*moved, *args[i + 1:]]
+        else:
+            return None
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args and args[0] in FAST_COMMANDS:
-        module_name, _, func = FAST_COMMANDS[args[0]].partition(":")
+    fast = fast_command(args)
+    if args[:1] == ["serve"] and "--stdio" in args[1:]:  # one warm session over stdio (pi, omp, OpenCode)
+        from .transports.stdio import main as stdio_main
+
+        code = stdio_main([a for a in args[1:] if a != "--stdio"])
+    elif fast is not None:
+        module_name, _, func = FAST_COMMANDS[fast[0]].partition(":")
         import importlib
 
-        code = getattr(importlib.import_module(module_name), func)(args[1:])
+        code = getattr(importlib.import_module(module_name), func)(fast[1])
     else:
         from .cli.app import run
 

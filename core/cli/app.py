@@ -25,12 +25,12 @@ from . import common
 from .common import CLIError, Options, echo_json, fail
 
 #: global options that take a value, and flags
-VALUE_OPTIONS = ("--hook", "--settings", "--chibi-plugins")
+VALUE_OPTIONS = ("--hook", "--settings", "--chibi-plugins", "-p")
 FLAG_OPTIONS = ("--trace",)
 #: commands defined here: global options are recognised anywhere in their arguments
 BUILTIN_COMMANDS = ("plugins", "hooks", "fire", "doctor", "trust", "new-plugin")
 #: commands of the other CLI modules (plugins cannot take these names)
-MODULE_COMMANDS = ("replay", "install", "uninstall", "chibi")
+MODULE_COMMANDS = ("replay", "install", "uninstall", "chibi", "serve")
 DIALECTS = ("canonical", "chibi", "pi", "omp")  # for the help text; dialects.DIALECTS decides
 
 HELP = """Plugins for AI coding-agent lifecycle hooks.
@@ -51,6 +51,8 @@ def preparse(argv: list[str]) -> tuple[Options, list[str]]:
             break
         anywhere = command is None or command in BUILTIN_COMMANDS
         name, eq, value = arg.partition("=")
+        if anywhere and arg.startswith("-p") and len(arg) > 2 and not arg.startswith("-p="):
+            name, eq, value = "-p", "=", arg[2:]  # -pno:NAME, as pytest takes it
         if anywhere and name in VALUE_OPTIONS:
             if not eq:
                 if i + 1 >= len(argv):
@@ -59,6 +61,8 @@ def preparse(argv: list[str]) -> tuple[Options, list[str]]:
                 i += 1
             if name == "--hook":
                 opts.hook_paths.append(value)
+            elif name == "-p":
+                opts.disabled.append(_plugin_switch(value))
             elif name == "--settings":
                 opts.settings_path = value
             else:
@@ -73,6 +77,15 @@ def preparse(argv: list[str]) -> tuple[Options, list[str]]:
     return opts, rest
 
 
+def _plugin_switch(value: str) -> str:
+    """``-p no:NAME`` -> NAME (``-p NAME`` is pytest's "load early", which has no meaning here)."""
+    prefix, _, name = value.partition(":")
+    if prefix != "no" or not name.strip():
+        fail(f"-p {value}: expected -p no:NAME (switch plugin NAME off for this run); "
+             "`agenthooks plugins enable NAME` switches one on")
+    return name.strip()
+
+
 def _command_of(rest: list[str]) -> str | None:
     return next((a for a in rest if not a.startswith("-")), None)
 
@@ -81,8 +94,29 @@ def version_line() -> str:
     return f"agenthooks {__version__} (agent-hooks-core, Python {sys.version.split()[0]})"
 
 
+def version_text() -> str:
+    """``--version``: ours, then every plugin discovery sees, with version and state (pytest -VV, llm plugins).
+
+    Read from the installed metadata and settings: no plugin is imported.
+    """
+    lines = [version_line()]
+    try:
+        from ..discovery import plan
+
+        the_plan = plan(common.settings(), hook_paths=common.OPTIONS.hook_paths,
+                        disabled_extra=common.OPTIONS.disabled)
+    except AgentHooksError as exc:
+        return "\n".join([*lines, f"plugins: unknown ({' '.join(str(exc).split())})"])
+    found = the_plan.candidates
+    lines.append(f"plugins ({len(found)}):" if found else "plugins: none")
+    for c in found:
+        origin = f"{c.record.dist} {c.record.version}" if c.record is not None else f"{c.source}: {c.path}"
+        lines.append(f"  {c.name}  {origin}" + (f"  [{c.status}]" if c.status else ""))
+    return "\n".join(lines)
+
+
 def build_app(plugin_commands: bool = False) -> typer.Typer:
-    app = typer.Typer(name="agenthooks", help=HELP, add_completion=False, no_args_is_help=True,
+    app = typer.Typer(name="agenthooks", help=HELP, add_completion=True, no_args_is_help=True,
                       pretty_exceptions_enable=False, context_settings={"help_option_names": ["-h", "--help"]})
 
     @app.callback()
@@ -96,7 +130,10 @@ def build_app(plugin_commands: bool = False) -> typer.Typer:
             "--chibi-plugins", metavar="DIR", help="Load chibi subprocess plugins from DIR.")] = None,
         trace: Annotated[bool, typer.Option(
             "--trace", help="Show every hook call with timings on stderr (also AGENT_HOOKS_TRACE=1).")] = False,
-        version: Annotated[bool, typer.Option("--version", help="Show the version and exit.")] = False,
+        plugin_off: Annotated[list[str] | None, typer.Option(
+            "-p", metavar="no:NAME", help="Switch plugin NAME off for this run (repeatable), as in pytest.")] = None,
+        version: Annotated[bool, typer.Option(
+            "--version", "-V", help="Show the version and every plugin with its version, and exit.")] = False,
     ) -> None:
         # the global options were taken out of argv by preparse(); these declarations document them
         ctx.obj = common.OPTIONS
@@ -107,7 +144,7 @@ def build_app(plugin_commands: bool = False) -> typer.Typer:
     _register_core(app)
     doctor.register(app)
     scaffold.register(app)
-    for module_name in ("replay", "chibi", "hosts"):
+    for module_name in ("replay", "chibi", "hosts", "hosts_matrix", "serve"):
         try:
             module = __import__(f"{__package__}.{module_name}", fromlist=["register"])
             module.register(app)
@@ -150,7 +187,8 @@ def _register_core(app: typer.Typer) -> None:
         rt = common.runtime()
         common.report_load_errors(rt)
         try:
-            out = rt.fire(hook, payload, dialect=None if dialect == "canonical" else dialect)
+            with common.stdout_to_stderr():  # a handler's print() must not corrupt the JSON
+                out = rt.fire(hook, payload, dialect=None if dialect == "canonical" else dialect)
         except ImportError as exc:  # an agent-hooks-core without dialects
             fail(f"the {dialect} dialect is not available: {exc}")
         for err in out.errors:
@@ -163,6 +201,8 @@ def _register_core(app: typer.Typer) -> None:
             echo_json(full)
         else:
             echo_json(result)
+        if out.decision in ("blocked", "denied"):
+            raise typer.Exit(common.EXIT_BLOCKED)
 
     @app.command("hooks")
     def hooks_cmd(
@@ -251,13 +291,24 @@ def run(argv: list[str] | None = None) -> int:
         return 2
     common.set_options(opts)
     command = _command_of(rest)
-    if command is None and "--version" in rest:
-        print(version_line())
+    if command == "claude-code":  # only reaches here with options __main__ cannot hand to the bridge
+        _error("only --hook, --settings and --trace may come before claude-code "
+               "(switch plugins off in settings: `disabled = [...]`)")
+        return 2
+    if command is None and ("--version" in rest or "-V" in rest):
+        try:
+            print(version_text())
+        except CLIError as exc:
+            _error(str(exc))
+            return 2
         return 0
     wants_plugins = command is None or command not in (*BUILTIN_COMMANDS, *MODULE_COMMANDS)
     try:
         app = build_app(plugin_commands=wants_plugins)
         click_command = typer.main.get_command(app)
+        from .helptext import finish
+
+        finish(click_command)
         result = click_command.main(args=rest, prog_name="agenthooks", standalone_mode=False)
         return result if isinstance(result, int) else 0
     except typer.Exit as exc:

@@ -88,40 +88,35 @@ def _aliases(hd: HookDef) -> str:
 
 
 def print_table() -> None:
-    from rich.table import Table
+    from .common import print_table as render
+    from .tables import Column
 
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for col in ("hook", "category", "rule", "aliases"):
-        table.add_column(col, overflow="fold")
-    for hd in BY_NAME.values():
-        table.add_row(hd.name, hd.category, hd.rule, _aliases(hd))
     out = console()
-    out.print(table)
+    render([Column("hook"), Column("category"), Column("rule", text=True), Column("aliases", text=True)],
+           [[hd.name, hd.category, hd.rule, _aliases(hd)] for hd in BY_NAME.values()], out)
     out.print(f"\n{len(BY_NAME)} hooks. The runtime's own hooks: {', '.join(RUNTIME_HOOKS)}. "
-              "`agenthooks hooks HOOK` shows one hook's payload and result fields.")
+              "`agenthooks hooks HOOK` shows one hook's payload and result fields.", markup=False)
 
 
 def print_detail(name: str, implementers: list[str] | None = None) -> None:
-    from rich.table import Table
+    from .common import esc
+    from .common import print_table as render
+    from .tables import Column
 
     d = hook_detail(name, implementers)
     out = console()
-    out.print(f"[bold]{d['name']}[/bold] ({d['category']}): {d['summary']}")
-    out.print(f"rule: {d['rule']}" + ("; fail-closed" if d["fail_closed"] and "fail-closed" not in d["rule"] else "")
+    out.print(f"[bold]{esc(d['name'])}[/bold] ({esc(d['category'])}): {esc(d['summary'])}")
+    out.print(f"rule: {esc(d['rule'])}" + ("; fail-closed" if d["fail_closed"] and "fail-closed" not in d["rule"] else "")
               + ("" if d["timeout"] else "; no default timeout"))
     if d["aliases"]:
-        out.print("aliases: " + _aliases(BY_NAME[name]))
+        out.print("aliases: " + esc(_aliases(BY_NAME[name])))
     if implementers is not None:
-        out.print("implemented by: " + (", ".join(implementers) or "(no loaded plugin)"))
+        out.print("implemented by: " + esc(", ".join(implementers) or "(no loaded plugin)"))
     for title, fields, model in (("payload", d["payload"], d["event_model"]),
                                  ("result", d["result"], d["result_model"])):
         if fields is None:
             out.print(f"\n{title}: none (observe hook: return values are ignored)")
             continue
         out.print(f"\n{title} ({model}):")
-        table = Table(box=None, pad_edge=False, header_style="bold")
-        for col in ("field", "type", "required", "description"):
-            table.add_column(col, overflow="fold")
-        for f in fields:
-            table.add_row(f["name"], f["type"], "yes" if f["required"] else "", f["description"])
-        out.print(table)
+        render([Column("field"), Column("type", text=True), Column("required"), Column("description", text=True)],
+               [[f["name"], f["type"], "yes" if f["required"] else "", f["description"]] for f in fields], out)

@@ -7,9 +7,11 @@ built with the global options (``--hook``, ``--settings``, ``--chibi-plugins``, 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -18,6 +20,10 @@ from ..errors import AgentHooksError, HookError
 if TYPE_CHECKING:
     from ..runtime import Runtime
     from ..settings import Settings
+
+
+#: ``agenthooks fire``: the call was blocked or denied (the JSON result is still printed)
+EXIT_BLOCKED = 3
 
 
 class CLIError(AgentHooksError):
@@ -32,17 +38,30 @@ class Options:
     settings_path: str | None = None
     chibi_plugins: str | None = None
     trace: bool = False
+    disabled: list[str] = field(default_factory=list)
+    """``-p no:NAME``: plugins switched off for this run"""
     cwd: str = field(default_factory=os.getcwd)
 
 
 OPTIONS = Options()
 _RUNTIME: Runtime | None = None
+#: settings warnings and notices already printed in this invocation (each is printed once)
+_SAID: set[str] = set()
 
 
 def set_options(options: Options) -> None:
     global OPTIONS, _RUNTIME
     OPTIONS = options
     _RUNTIME = None
+    _SAID.clear()
+
+
+def say_once(lines: list[str], prefix: str = "warning") -> None:
+    """Settings warnings (unknown keys, ...) and loading notices, on stderr, once per invocation."""
+    for line in lines:
+        if line not in _SAID:
+            _SAID.add(line)
+            print(f"agenthooks: {prefix}: {line}", file=sys.stderr)
 
 
 def fail(message: str) -> NoReturn:
@@ -63,7 +82,9 @@ def settings() -> Settings:
     """The settings the global options select (raises SettingsError: exit 2, one line)."""
     from ..settings import load_settings
 
-    return load_settings(OPTIONS.cwd, OPTIONS.settings_path)
+    loaded = load_settings(OPTIONS.cwd, OPTIONS.settings_path)
+    say_once(loaded.warnings)
+    return loaded
 
 
 def runtime(**options: Any) -> Runtime:
@@ -81,10 +102,25 @@ def runtime(**options: Any) -> Runtime:
             fail(f"--hook {path}: no such file or directory")
     if OPTIONS.chibi_plugins is not None and not os.path.isdir(OPTIONS.chibi_plugins):
         fail(f"--chibi-plugins {OPTIONS.chibi_plugins}: not a directory")
+    if OPTIONS.disabled:
+        options.setdefault("disabled_extra", OPTIONS.disabled)
     rt = load_runtime(OPTIONS.cwd, settings_path=OPTIONS.settings_path, hook_paths=OPTIONS.hook_paths,
                       chibi_plugins=OPTIONS.chibi_plugins, trace=tracing(), host="agenthooks", **options)
-    if not options:
+    if OPTIONS.disabled and _RUNTIME is None:
+        from ..discovery import plan_of
+
+        the_plan = plan_of(rt)
+        for warning in the_plan.warnings if the_plan is not None else ():
+            if warning.startswith("-p no:"):
+                warn(warning)
+    if not options or set(options) == {"disabled_extra"}:
         _RUNTIME = rt
+    from ..discovery import plan_of
+
+    the_plan = plan_of(rt)
+    if the_plan is not None:
+        say_once(the_plan.warnings)
+        say_once(the_plan.notices, "notice")
     return rt
 
 
@@ -119,5 +155,51 @@ def console(stderr: bool = False) -> Any:
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
-    width = None if stream.isatty() else int(os.environ.get("COLUMNS", "0") or 0) or 160
-    return Console(file=stream, width=width, highlight=False, soft_wrap=False)
+    cols = None if stream.isatty() else int(os.environ.get("COLUMNS", "0") or 0) or 160
+    return Console(file=stream, width=cols, highlight=False, soft_wrap=False)
+
+
+def width() -> int:
+    """The width output is laid out for: the terminal's, else ``$COLUMNS``, else 160 (pipes, files)."""
+    if sys.stdout.isatty():
+        import shutil
+
+        return shutil.get_terminal_size().columns
+    return int(os.environ.get("COLUMNS", "0") or 0) or 160
+
+
+def esc(value: object) -> str:
+    """Text from users, files and plugins, made safe to print with rich markup (``[plugins.guard]`` stays)."""
+    from rich.markup import escape
+
+    return escape(str(value))
+
+
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Send what handlers print (``print()``, subprocesses writing to fd 1) to stderr while they run.
+
+    stdout carries ``fire``'s and ``--json``'s JSON: a plugin's chatter must not corrupt it.
+    """
+    sys.stdout.flush()
+    saved_fd = None
+    try:
+        if sys.stdout.fileno() == 1:
+            saved_fd = os.dup(1)
+            os.dup2(2, 1)
+    except (OSError, ValueError, AttributeError):  # no real fd 1 (captured, closed): sys.stdout is enough
+        saved_fd = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if saved_fd is not None:
+            os.dup2(saved_fd, 1)
+            os.close(saved_fd)
+
+
+def print_table(columns: Any, rows: Any, out: Any = None) -> None:
+    """A table readable at any width (see ``tables.py``); cells are literal text, never markup."""
+    from .tables import print_table as render
+
+    render(out or console(), columns, rows)

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..discovery import Candidate, effective_order, info_dict, plan
+from .. import trust
+from ..discovery import Candidate, clear_cache, effective_order, info_dict, plan, settings_of
 from ..settings import (
     PROJECT_DIR,
     SETTINGS_FILE,
@@ -70,27 +71,30 @@ _STYLE = {"loaded": "green", "disabled": "yellow", "failed": "red", "untrusted":
 
 
 def print_rows(data: list[dict[str, Any]]) -> None:
-    from rich.table import Table
+    from rich.text import Text
+
+    from .tables import Column
 
     out = common.console()
     if not data:
         out.print("No plugins. `agenthooks plugins install NAME` installs one; "
                   "`agenthooks new-plugin NAME` starts one.")
         return
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for col in ("#", "name", "distribution", "version", "source", "status", "hooks", "reason"):
-        table.add_column(col, overflow="fold")
+    columns = [Column("#", right=True), Column("name"), Column("status"), Column("distribution"),
+               Column("version"), Column("source"), Column("hooks", text=True), Column("reason", text=True)]
+    table = []
     for r in data:
         status = str(r.get("status", ""))
         source = str(r.get("source", ""))
         if r.get("scope"):
             source += f" ({r['scope']})"
-        table.add_row(
-            str(r.get("order") or "-"), str(r.get("name")), r.get("distribution") or "-",
-            r.get("version") or "-", source, f"[{_STYLE.get(status, '')}]{status}[/]" if status in _STYLE else status,
-            ", ".join(r.get("hooks") or ()) or "-", r.get("reason") or "",
-        )
-    out.print(table)
+        table.append([
+            str(r.get("order") or "-"), str(r.get("name")), Text(status, style=_STYLE.get(status, "")),
+            str(r.get("distribution") or "-"), str(r.get("version") or "-"), source,
+            ", ".join(r.get("hooks") or ()) or "-",
+            "; ".join(filter(None, [r.get("reason"), f"required in {r['required']}" if r.get("required") else None])),
+        ])
+    common.print_table(columns, table, out)
 
 
 def _config_of(rt: Runtime, name: str) -> Any:
@@ -159,6 +163,15 @@ def set_enabled(name: str, enable: bool, project: bool) -> list[str]:
         changed = True
         settings = common.settings()
         state, reason = settings.plugin_state(all_names)
+    if not enable:
+        required = settings.required_by(all_names)
+        if required is not None:
+            lines.append(f"note: {spelled} is required (in {required}): it still loads")
+    if project and settings.project is not None:
+        untrusted = trust.state(settings).policy_reason(settings)
+        if untrusted is not None:
+            lines.append(f"note: {untrusted}; the project's `disabled` and plugin sections apply once you "
+                         "run `agenthooks trust`")
     verb = "Enabled" if enable else "Disabled"
     if changed:
         lines.append(f"{verb} {spelled} in {target}" + ("" if enable else " (it will not be imported)"))
@@ -214,8 +227,6 @@ def _run_pip(*args: str) -> int:
         proc = subprocess.run(full)
     except OSError as exc:
         fail(f"cannot run {full[0]}: {exc.strerror or exc}")
-    from ..discovery import clear_cache
-
     clear_cache()
     return proc.returncode
 
@@ -264,8 +275,6 @@ def register(app: typer.Typer) -> None:
         found = find_rows(rt, name)
         if not found:
             fail(_unknown(name, [str(r.get("name")) for r in rows(rt)]))
-        from ..discovery import settings_of
-
         settings = settings_of(rt)
         details = []
         for row in found:
@@ -284,22 +293,24 @@ def register(app: typer.Typer) -> None:
             echo_json(details[0] if len(details) == 1 else details)
             return
         out = common.console()
+        esc = common.esc
         for row in details:
-            out.print(f"[bold]{row['name']}[/bold]  {row.get('status')}"
-                      + (f": {row['reason']}" if row.get("reason") else ""))
+            out.print(f"[bold]{esc(row['name'])}[/bold]  {esc(row.get('status'))}"
+                      + (f": {esc(row['reason'])}" if row.get("reason") else ""))
             for key in ("distribution", "version", "source", "scope", "entry_point", "path", "order"):
                 if row.get(key) is not None:
-                    out.print(f"  {key.replace('_', ' ')}: {row[key]}")
+                    out.print(f"  {key.replace('_', ' ')}: {esc(row[key])}")
             if row.get("rules"):
                 out.print("  hooks:")
                 for hook, rule in row["rules"].items():
-                    out.print(f"    {hook}: {rule}")
+                    out.print(f"    {esc(hook)}: {esc(rule)}")
             if row.get("settings_files"):
-                out.print(f"  settings: [plugins.{row['name']}] in {', '.join(row['settings_files'])}")
+                header = f"[plugins.{row['name']}]"
+                out.print(f"  settings: {esc(header)} in {esc(', '.join(row['settings_files']))}")
             if row.get("config") not in (None, {}):
-                out.print(f"  config: {row['config']}")
+                out.print(f"  config: {esc(row['config'])}")
             for err in row["errors"]:
-                out.print(f"  [red]error[/red] ({err['hook']}): {err['message']}")
+                out.print(f"  [red]error[/red] ({esc(err['hook'])}): {esc(err['message'])}")
 
     @plugins_app.command("enable")
     def enable_cmd(name: Annotated[str, typer.Argument(help="Plugin or distribution name.")],

@@ -12,9 +12,9 @@ skipped. A malformed line is reported with its line number and the rest still re
 
 The runtime is built as for any command (settings, installed plugins, ``--hook`` files) with host
 ``replay``, no UI and a session id of its own, so audit records of the replay can be found with
-``agenthooks audit stats --session ID``. A plugin module may define a plain function
-``session_summary(ctx) -> str | list[str] | None``: replay prints what it returns after the summary
-(agent-hooks-audit says where the records went).
+``agenthooks audit stats --session ID``. A plugin may implement the ``session_summary(ctx)`` hook
+(``str | list[str] | None``): replay prints what it returns after the summary (agent-hooks-audit
+says where the records went).
 
 ``--expect GOLDEN`` compares each line's hook and decision with a golden file written by
 ``--write-expect GOLDEN`` (JSON lines ``{"line", "hook", "decision", "what"}``; ``what`` is for
@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..runtime import Runtime
 
 DECISIONS = ("denied", "blocked", "modified", "allowed", "observed")
@@ -210,12 +212,17 @@ def _first_change(old: str, new: str, width: int = 60) -> str:
     return ("…" if begin else "") + snippet + ("…" if begin + width < len(new) else "")
 
 
-def replay_entries(rt: Runtime, entries: list[Entry]) -> Replay:
-    """Fire every entry through ``rt`` as a host would; malformed entries become ``malformed`` steps."""
+def replay_entries(rt: Runtime, entries: list[Entry], progress: Callable[[int, int], None] | None = None) -> Replay:
+    """Fire every entry through ``rt`` as a host would; malformed entries become ``malformed`` steps.
+
+    ``progress(done, total)`` is called before each entry (and once at the end).
+    """
     from ..errors import AgentHooksError
 
     steps: list[Step] = []
-    for entry in entries:
+    for done, entry in enumerate(entries):
+        if progress is not None:
+            progress(done, len(entries))
         if entry.error is not None:
             steps.append(Step(entry.line, entry.hook or "?", MALFORMED, errors=[entry.error]))
             continue
@@ -239,6 +246,8 @@ def replay_entries(rt: Runtime, entries: list[Entry]) -> Replay:
             out.reason, _changed(hook, before, out.data), [str(e) for e in out.errors],
             round(out.duration * 1000, 3),
         ))
+    if progress is not None:
+        progress(len(entries), len(entries))
     result = Replay(steps)
     result.messages = list(rt.outbox)
     result.notifications = list(getattr(rt.ui, "notifications", []))
@@ -247,17 +256,14 @@ def replay_entries(rt: Runtime, entries: list[Entry]) -> Replay:
 
 
 def plugin_reports(rt: Runtime) -> list[str]:
-    """What plugins' ``session_summary(ctx)`` functions have to say after a replay."""
+    """What plugins' ``session_summary`` hooks have to say after a replay."""
+    from ..errors import HookError
+
     lines: list[str] = []
-    for name in rt.plugins:
-        fn = getattr(rt.pm.get_plugin(name), "session_summary", None)
-        if not callable(fn):
-            continue
-        try:
-            said = fn(rt.context(name))
-        except Exception as exc:
-            said = f"{name}: session_summary failed: {type(exc).__name__}: {exc}"
-        if isinstance(said, str):
+    for said in rt.call_runtime_hook("session_summary"):
+        if isinstance(said, HookError):
+            lines.append(f"{said.plugin}: session_summary failed: {said.message}")
+        elif isinstance(said, str):
             lines.append(said)
         elif isinstance(said, (list, tuple)):
             lines.extend(str(s) for s in said)
@@ -320,26 +326,32 @@ _STYLE = {"blocked": "bold red", "denied": "bold red", "modified": "yellow", "al
 def print_report(console: Any, path: Path, session_id: str, result: Replay, diffs: list[str] | None,
                  expect_path: Path | None) -> None:
     from rich.markup import escape
-    from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=f"replay of {escape(str(path))}", title_justify="left", header_style="bold")
-    table.add_column("line", justify="right")
-    table.add_column("hook")
-    table.add_column("event", overflow="fold", ratio=3)
-    table.add_column("answered")
-    table.add_column("decision")
-    table.add_column("reason / change / error", overflow="fold", ratio=3)
+    from .common import print_table
+    from .tables import Column
+
+    console.print(f"replay of {escape(str(path))}", soft_wrap=True)
+    columns = [Column("line", right=True), Column("hook"), Column("decision"), Column("answered"),
+               Column("event", text=True), Column("note", text=True), Column("detail", text=True)]
+    rows = []
     for s in result.steps:
-        style = _STYLE.get(s.decision, "")
         changed = ", ".join(s.changed) if s.decision == "modified" else ""
         detail = "; ".join(x for x in (s.reason or "", changed, "; ".join(s.errors)) if x)
-        what = escape(s.what) + (f"\n[dim]{escape(s.note)}[/]" if s.note else "")
-        table.add_row(str(s.line), escape(s.hook), what, escape(", ".join(s.answered)),
-                      f"[{style}]{s.decision}[/]" if style else s.decision, escape(detail))
-    console.print(table)
+        rows.append([str(s.line), s.hook, Text(s.decision, style=_STYLE.get(s.decision, "")),
+                     ", ".join(s.answered), s.what, s.note or "", detail])
+    print_table(columns, rows, console)
 
-    def say(text: str) -> None:
-        console.print(text, soft_wrap=True)  # one line each, whatever the width: easy to grep
+    def say(markup: str) -> None:
+        """One message, wrapped at spaces with a hanging indent; a `command` stays on one line."""
+        import re
+
+        from .tables import NBSP, hanging
+
+        markup = re.sub(r"`[^`]*`", lambda m: m.group(0).replace(" ", NBSP), markup)
+        lines = hanging("", Text.from_markup(markup), console.width - 2)
+        for n, line in enumerate(lines):
+            console.print(Text.assemble("  ", line) if n else line, soft_wrap=True)
 
     summary = result.summary()
     d = summary["decisions"]
@@ -350,7 +362,7 @@ def print_report(console: Any, path: Path, session_id: str, result: Replay, diff
     if summary["answered_by"]:
         say("answered by: " + "; ".join(
             f"{escape(p)} ({', '.join(f'{n} {k}' for k, n in c.items())})" for p, c in summary["answered_by"].items()))
-    for m in result.malformed:
+    for m in result.malformed:  # also on stderr (report_malformed), where a piped run still shows them
         say(f"[bold magenta]line {m.line}[/]: {escape('; '.join(m.errors))}")
     for msg in result.messages:
         say(f"message from {escape(str(msg.get('plugin')))}: {escape(str(msg.get('text')))}")
@@ -365,6 +377,44 @@ def print_report(console: Any, path: Path, session_id: str, result: Replay, diff
                 say(f"  {escape(diff)}")
         else:
             say(f"[green]decisions match {escape(str(expect_path))}[/]")
+
+
+#: seconds between progress lines on stderr; a replay that ends sooner prints none
+PROGRESS_EVERY = 1.0
+
+
+class Progress:
+    """``replaying FILE: N/TOTAL events`` on stderr, at most every PROGRESS_EVERY seconds."""
+
+    def __init__(self, path: Path) -> None:
+        import sys
+
+        self.path, self.stream = path, sys.stderr
+        self.tty = self.stream.isatty()
+        self.last = time.monotonic()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self.last < PROGRESS_EVERY:
+            return
+        if done == total and not self.shown:
+            return
+        self.last, self.shown = now, True
+        line = f"replaying {self.path}: {done}/{total} events"
+        if self.tty:
+            self.stream.write(f"\r{line}" + ("\n" if done == total else ""))
+        else:
+            self.stream.write(f"agenthooks: {line}\n")
+        self.stream.flush()
+
+
+def report_malformed(result: Replay) -> None:
+    """Malformed lines, one per line on stderr (the report on stdout counts them)."""
+    from .common import warn
+
+    for m in result.malformed:
+        warn(f"line {m.line}: {'; '.join(m.errors)}")
 
 
 def default_session_id(path: Path) -> str:
@@ -401,7 +451,9 @@ def register(app: typer.Typer) -> None:
         rt = common.runtime(session_id=sid, ui=NoUI(), has_ui=False)
         rt.host = "replay"
         common.report_load_errors(rt)
-        result = replay_entries(rt, entries)
+        with common.stdout_to_stderr():
+            result = replay_entries(rt, entries, Progress(file))
+        report_malformed(result)
         diffs = compare(result.steps, expected) if expected is not None else None
         if write_expect_to is not None:
             try:

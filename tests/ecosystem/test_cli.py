@@ -174,7 +174,7 @@ def test_fire_prints_the_combined_result(cli, site: FakeSite, home: Path, tmp_pa
     site.add("alpha", plain("alpha"))
     write(home / "settings.toml", NO_REPO_PLUGINS)
     r = cli("fire", "pre_tool", "--data", DANGER)
-    assert r.code == 0 and r.json == {"block": True, "reason": "alpha says no", "message": "alpha says no"}
+    assert r.code == 3 and r.json == {"block": True, "reason": "alpha says no", "message": "alpha says no"}
     assert cli("fire", "pre_tool", input=DANGER).json == r.json
     payload = write(tmp_path / "p.json", DANGER)
     assert cli("fire", "pre_tool", "-d", f"@{payload}").json == r.json
@@ -188,9 +188,9 @@ def test_fire_in_a_dialect_prints_the_native_result(cli, site: FakeSite, home: P
     site.add("alpha", plain("alpha"))
     write(home / "settings.toml", NO_REPO_PLUGINS)
     pi = cli("fire", "tool_call", "--dialect", "pi", "--data", '{"toolName": "bash", "input": {"command": "danger"}}')
-    assert pi.code == 0 and pi.json == {"block": True, "reason": "alpha says no"}
+    assert pi.code == 3 and pi.json == {"block": True, "reason": "alpha says no"}
     chibi = cli("fire", "pre_tool", "--dialect", "chibi", "--data", DANGER)
-    assert chibi.code == 0 and chibi.json["block"] is True
+    assert chibi.code == 3 and chibi.json["block"] is True
 
 
 @pytest.mark.parametrize(("data", "needle"), [
@@ -227,7 +227,7 @@ def test_global_options_work_before_and_after_the_command(cli, home: Path, tmp_p
     for args in (["--hook", hook, "--settings", settings, "fire", "pre_tool", "--data", DANGER],
                  ["fire", "pre_tool", f"--hook={hook}", "--data", DANGER, "--settings", settings]):
         r = cli(*args)
-        assert r.code == 0 and r.json["reason"] == "mine says no", r.err
+        assert r.code == 3 and r.json["reason"] == "mine says no", r.err
     assert "no such file" in one_line_error(cli("--hook", tmp_path / "missing.py", "fire", "turn_start"))
     assert "not found" in one_line_error(cli("--settings", tmp_path / "missing.toml", "plugins", "list"))
 
@@ -235,7 +235,7 @@ def test_global_options_work_before_and_after_the_command(cli, home: Path, tmp_p
 def test_trace_shows_each_hook_call_on_stderr(cli, tmp_path: Path) -> None:
     hook = write(tmp_path / "mine.py", plain("mine"))
     r = cli("--trace", "--hook", hook, "fire", "pre_tool", "--data", DANGER)
-    assert r.code == 0 and r.json["block"] is True
+    assert r.code == 3 and r.json["block"] is True
     assert "agenthooks: trace: load mine (file)" in r.err
     assert "agenthooks: trace: pre_tool" in r.err and "decision=blocked" in r.err
 

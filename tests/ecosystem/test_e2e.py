@@ -78,7 +78,7 @@ def test_new_plugin_to_fire_through_a_fresh_venv(fresh_venv, wheelhouse: Wheelho
     code, out, err = agenthooks(venv, "plugins", "enable", "agent-hooks-e2e-demo", env=env)
     assert code == 0, err
     code, out, err = agenthooks(venv, "fire", "pre_tool", input=RM_RF, env=env)
-    assert code == 0, err
+    assert code == 3, err  # blocked: exit 3 (docs/cli.md)
     assert json.loads(out) == {"block": True, "reason": "e2e-demo: 'rm -rf /' is not allowed",
                                "message": "e2e-demo: 'rm -rf /' is not allowed"}
     assert marker.exists()
@@ -164,7 +164,7 @@ def test_broken_plugins_are_skipped_and_doctor_names_them(fresh_venv, wheelhouse
 
     code, out, err = agenthooks(venv, "fire", "pre_tool", "--data",
                                 '{"tool_name": "bash", "arguments": {"command": "danger"}}', env=env)
-    assert code == 0 and json.loads(out) == {"block": True, "reason": "good says no", "message": "good says no"}
+    assert code == 3 and json.loads(out) == {"block": True, "reason": "good says no", "message": "good says no"}
     for name in ("badimport", "badsig", "badconfig"):
         assert f"plugin {name!r} not loaded" in err
 

@@ -170,6 +170,7 @@ def register_commands(cli: Any) -> None:
     cli.add_typer(make_app(), name="audit")
 
 
+@hookimpl
 def session_summary(ctx: Any) -> str:
     """One line for ``agenthooks replay``: where this session's records went and how many there are."""
     rec = _recorder(ctx)

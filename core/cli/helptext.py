@@ -1,0 +1,127 @@
+"""What every command's ``--help`` ends with: examples and exit codes; and flags shown as flags.
+
+:func:`finish` walks the click command tree typer built (plugins' commands included) once, before
+it runs: a command listed in :data:`EPILOGS` gets its examples and exit codes, any other one the
+common exit codes. docs/cli.md is generated from the same tree (``docgen_cli.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: the exit codes every command shares
+COMMON_CODES = "0 success · 1 internal error (one line; --trace shows the traceback) · 2 bad input"
+
+#: command path (as typed after `agenthooks`) -> (examples, exit codes)
+EPILOGS: dict[str, tuple[list[str], str]] = {
+    "": ([
+        "agenthooks plugins list",
+        "agenthooks plugins install agent-hooks-guard    # like `llm install`",
+        "agenthooks fire pre_tool -d @payload.json",
+        "agenthooks -p no:audit replay session.jsonl     # audit off, this run",
+        "agenthooks --trace claude-code < event.json",
+    ], "0 success · 1 a problem found (doctor, replay --expect) or an internal error · 2 bad input "
+       "· 3 fire: blocked or denied"),
+    "fire": ([
+        "agenthooks fire pre_tool -d '{\"tool_name\":\"bash\",\"arguments\":{\"command\":\"ls\"}}'",
+        "agenthooks fire pre_tool --outcome < payload.json",
+        "agenthooks fire tool_call --dialect pi -d @pi-payload.json",
+        "agenthooks fire pre_tool -d @payload.json || echo \"exit $?\"",
+    ], "0 allowed, modified or observed · 3 blocked or denied (the result is still printed) "
+       "· 2 bad input · 1 internal error"),
+    "hooks": ([
+        "agenthooks hooks",
+        "agenthooks hooks pre_tool",
+        "agenthooks hooks tool_call --system pi-ext",
+        "agenthooks hooks pre_tool --schema",
+    ], COMMON_CODES),
+    "doctor": (["agenthooks doctor", "agenthooks doctor --json"],
+               "0 nothing broken (warnings allowed) · 1 an error was found · 2 bad input"),
+    "trust": (["agenthooks trust", "agenthooks trust --show", "agenthooks trust --revoke ~/src/project"],
+              COMMON_CODES),
+    "new-plugin": ([
+        "agenthooks new-plugin no-force-push",
+        "agenthooks new-plugin no-force-push --dir ~/src --description 'No force-push to main'",
+    ], COMMON_CODES),
+    "replay": ([
+        "agenthooks replay examples/sessions/coding-session.jsonl",
+        "agenthooks replay session.jsonl --write-expect golden.jsonl",
+        "agenthooks replay session.jsonl --expect golden.jsonl   # in CI",
+    ], "0 replayed · 1 decisions differ from --expect · 2 bad input (a missing file, malformed lines) "
+       "· 1 internal error"),
+    "chibi": (["CHIBI_HOOK=pre_tool agenthooks chibi < payload.json", "agenthooks chibi --schema"],
+              "0 answered (a chibi answer is always printed) · 2 bad arguments outside chibi"),
+    "plugins": (["agenthooks plugins list", "agenthooks plugins install agent-hooks-guard",
+                 "agenthooks plugins disable audit"], COMMON_CODES),
+    "plugins list": (["agenthooks plugins list", "agenthooks plugins list --json"], COMMON_CODES),
+    "plugins info": (["agenthooks plugins info guard", "agenthooks plugins info agent-hooks-guard --json"],
+                     COMMON_CODES),
+    "plugins enable": (["agenthooks plugins enable audit", "agenthooks plugins enable audit --project"],
+                       COMMON_CODES),
+    "plugins disable": (["agenthooks plugins disable audit", "agenthooks plugins disable audit --project"],
+                        COMMON_CODES),
+    "plugins install": ([
+        "agenthooks plugins install agent-hooks-guard",
+        "agenthooks plugins install -U -e ./agent-hooks-my-plugin",
+    ], "pip's exit code (0 installed) · 2 bad input"),
+    "plugins uninstall": (["agenthooks plugins uninstall audit"], "pip's exit code (0 uninstalled) · 2 bad input"),
+    "install": ([
+        "agenthooks install claude-code",
+        "agenthooks install claude-code --project --dry-run",
+        "agenthooks plugins install agent-hooks-guard  # a plugin, not a host",
+    ], COMMON_CODES),
+    "install claude-code": ([
+        "agenthooks install claude-code          # ~/.claude/settings.json",
+        "agenthooks install claude-code --local --dry-run",
+    ], COMMON_CODES),
+    "uninstall": (["agenthooks uninstall claude-code",
+                   "agenthooks plugins uninstall audit   # a plugin, not a host"], COMMON_CODES),
+    "uninstall claude-code": (["agenthooks uninstall claude-code --project"], COMMON_CODES),
+}
+
+
+def epilog(path: str) -> str:
+    """The text after a command's options: examples (if any) and exit codes."""
+    from rich.markup import escape
+
+    examples, codes = EPILOGS.get(path, ([], COMMON_CODES))
+    parts = []
+    if examples:
+        parts.append("Examples:\n" + "\n".join(f"  {escape(e)}" for e in examples))
+    parts.append(f"Exit codes: {escape(codes)}")
+    return "\n\n".join(parts)
+
+
+def walk(command: Any, path: str = "") -> Any:
+    """Yield (path, click command) for ``command`` and every sub-command, depth first."""
+    yield path, command
+    for name, sub in sorted(getattr(command, "commands", {}).items()):
+        yield from walk(sub, f"{path} {name}".strip())
+
+
+def finish(root: Any) -> None:
+    """Epilogs on every command; flags without a ``<bool>`` type, arguments named in capitals."""
+    for path, command in walk(root):
+        if not command.epilog:
+            command.epilog = epilog(path)
+        for param in command.params:
+            _flag_or_argument(param)
+        command.get_help_option = _help_option_of(command.get_help_option)
+
+
+def _flag_or_argument(param: Any) -> Any:
+    if getattr(param, "is_flag", False) and param.metavar is None:
+        param.metavar = ""  # rendered as `--trace`, not `--trace <bool>`
+    elif param.param_type_name == "argument" and param.metavar is None and param.name:
+        param.metavar = param.name.upper().rstrip("_")
+    return param
+
+
+def _help_option_of(get: Any) -> Any:
+    """``--help`` is made when help is asked for: a flag too."""
+
+    def get_help_option(ctx: Any) -> Any:
+        option = get(ctx)
+        return _flag_or_argument(option) if option is not None else None
+
+    return get_help_option

@@ -1,0 +1,129 @@
+"""Every CLI screen reads at 80 columns (no line longer, no word cut), and file text is printed literally."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from agent_hooks_core.cli.tables import MIN_TEXT, Column, layout
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.cells import cell_len
+
+from .conftest import FakeSite, plain, write
+
+ROOT = Path(__file__).resolve().parents[2]
+SESSION = ROOT / "examples/sessions/coding-session.jsonl"
+
+
+def fits(text: str, width: int = 80) -> None:
+    long = [line for line in text.splitlines() if cell_len(line) > width]
+    assert not long, f"{len(long)} lines wider than {width}: {long[:3]}"
+
+
+def intact(text: str, *words: str) -> None:
+    for word in words:
+        assert word in text, f"{word!r} is cut or missing in:\n{text}"
+
+
+# -- the layout itself --------------------------------------------------------------------------
+
+COLS = [Column("#", right=True), Column("name"), Column("hooks", text=True), Column("reason", text=True)]
+SHORT = [["1", "audit", "hook_called", ""], ["2", "guard", "pre_tool, pre_file_read", ""]]
+LONG = [["1", "guard-with-a-long-name", "pre_tool, pre_tool_output, pre_api_tools, pre_file_read, "
+         "pre_file_write, pre_shell_exec, pre_fetch_url", "invalid [plugins.guard] in settings.toml: mode: "
+         "Input should be 'enforce' or 'observe'"]]
+
+
+@pytest.mark.parametrize(("rows", "width", "shape"), [
+    (SHORT, 80, "grid"),       # fits as is: one line per row under a header
+    (LONG, 160, "wrapped"),    # text columns wrap inside the table
+    (LONG, 80, "wrapped"),
+    (LONG, 72, "records"),     # too narrow for that: key line, then label: value lines
+    (LONG, 40, "records"),
+])
+def test_layout_picks_the_first_shape_that_fits(rows: list[list[str]], width: int, shape: str) -> None:
+    lines = [line.plain for line in layout(COLS, rows, width)]
+    assert all(len(line) <= width for line in lines), lines
+    assert lines[0].split() == (["#", "name"] if shape == "records" else ["#", "name", "hooks", "reason"])
+    assert (len(lines) == 1 + len(rows)) == (shape == "grid")
+    assert any(line.lstrip().startswith("hooks:") for line in lines) == (shape == "records")
+    text = " ".join(lines)
+    for word in " ".join(" ".join(r) for r in rows).split():
+        assert word in text
+
+
+def test_markup_in_cells_is_literal_text() -> None:
+    lines = layout([Column("reason", text=True)], [["[plugins.guard] is [bold]wrong[/bold]"]], 80)
+    assert lines[1].plain == "[plugins.guard] is [bold]wrong[/bold]"
+
+
+words = st.text(alphabet="abcdefghij-_.[]:/", min_size=1, max_size=30)
+
+
+@given(rows=st.lists(st.lists(st.lists(words, max_size=8).map(" ".join), min_size=4, max_size=4),
+                     min_size=1, max_size=5),
+       width=st.integers(min_value=40, max_value=200))
+def test_no_line_is_wider_than_the_screen_and_no_short_word_is_cut(rows: list[list[str]], width: int) -> None:
+    lines = [line.plain for line in layout(COLS, rows, width)]
+    assert all(len(line) <= width for line in lines)
+    tokens = {tok for line in lines for tok in line.split()}
+    for row in rows:
+        for cell in row:
+            for word in cell.split():
+                assert word in tokens or len(word) > MIN_TEXT, (word, lines)
+
+
+# -- the commands at 80 columns -----------------------------------------------------------------
+
+
+@pytest.fixture
+def narrow(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+
+
+def test_plugins_list_at_80_columns(cli, site: FakeSite, home: Path, narrow: None) -> None:
+    site.add("long-plugin-name", plain("long-plugin-name"), dist="agent-hooks-long-plugin-name", version="12.3.4")
+    site.add("broken", "import nope_nope_nope\n")
+    r = cli("plugins", "list")
+    assert r.code == 0, r.err
+    fits(r.out)
+    intact(r.out, "agent-hooks-long-plugin-name", "12.3.4", "long-plugin-name", "nope_nope_nope", "failed")
+
+
+def test_hooks_at_80_columns(cli, narrow: None) -> None:
+    r = cli("hooks")
+    assert r.code == 0
+    fits(r.out)
+    intact(r.out, "pi-agent:session:before_switch", "short-circuit(cancel),", "pre_session_switch")
+    r = cli("hooks", "pre_tool")
+    assert r.code == 0
+    fits(r.out)
+    intact(r.out, "PreToolEvent", "tool_call_id")
+
+
+def test_replay_at_80_columns(cli, home: Path, narrow: None) -> None:
+    r = cli("replay", SESSION)
+    assert r.code == 0, r.err
+    fits(r.out)
+    intact(r.out, "reason=startup", "[guard:protected-read]", "[guard:force-push]", "pre_tool_output",
+           "169.254.169.254")
+    assert len(r.out.splitlines()) < 100  # 26 events; a table that wraps every cell took 149 lines
+
+
+def test_doctor_at_80_columns_and_file_text_is_not_markup(cli, home: Path, narrow: None) -> None:
+    settings = write(home / "settings.toml", '[plugins.guard]\nmode = "obsrve"\n')
+    r = cli("doctor")
+    assert r.code == 1
+    fits(r.out)
+    intact(r.out, "[plugins.guard]", str(settings))
+    for args in (["plugins", "list"], ["plugins", "info", "guard"]):
+        r = cli(*args)
+        assert "[plugins.guard]" in r.out, r.out
+
+
+def test_plugin_text_with_brackets_is_printed_as_is(cli, site: FakeSite, home: Path) -> None:
+    site.add("brackets", "raise RuntimeError('[red]not markup[/red] [plugins.x]')\n")
+    for args in (["plugins", "list"], ["plugins", "info", "brackets"], ["doctor"]):
+        r = cli(*args)
+        assert "[red]not markup[/red] [plugins.x]" in " ".join(r.out.split()), (args, r.out)
