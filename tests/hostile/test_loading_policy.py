@@ -111,7 +111,7 @@ def test_an_untrusted_project_cannot_weaken_the_guard(home: Path, project: Path,
     assert agenthooks("trust", cwd=project, home=home).code == 0  # the user's decision: it applies
     if "disabled" in weakening or "observe" in weakening or "allow" in weakening:
         assert not agenthooks("fire", "pre_tool", cwd=project, home=home, data=RM_ROOT).json.get("block")
-    settings.write_text('disabled = ["guard", "audit"]\n')  # the agent edits it after trust: ignored again
+    settings.write_text('disabled = ["guard", "audit", "otel"]\n')  # the agent edits it after trust: ignored again
     run = agenthooks("fire", "pre_tool", cwd=project, home=home, data=RM_ROOT)
     assert run.json["block"] is True and "changed since the project was trusted" in run.err
 
