@@ -132,6 +132,25 @@ def test_secrets_never_reach_the_server(url: str) -> None:
     assert [s for s in secrets if s in dump] == []
 
 
+def test_retention_and_prune(url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    rt = audit_rt({"url": url, "retention_days": 90})
+    rt.fire("pre_message", {"prompt": "first"})
+    st = store(url)
+    st.flush_pending()
+    with psycopg.connect(url) as conn:
+        conn.execute(f"UPDATE {pg_mod.EVENTS} SET ts = ts - 100 * 86400")  # now 100 days old
+        conn.execute(f"DELETE FROM {pg_mod.META} WHERE key = 'last_prune'")
+    st._last_prune = float("-inf")
+    rt.fire("pre_message", {"prompt": "second"})  # the writer prunes (at most hourly)
+    st.flush_pending()
+    assert [json.loads(r["event"])["prompt"] for r in pg_rows(url)] == ["second"]
+    with psycopg.connect(url) as conn:
+        conn.execute(f"UPDATE {pg_mod.EVENTS} SET ts = ts - 10 * 86400")
+    assert run(["audit", "prune", "--older-than", "5", "--db", url]) == 0
+    assert capsys.readouterr().out.startswith("deleted 1 records older than 5 days")
+    assert pg_rows(url) == []
+
+
 def test_migrations_are_versioned_and_applied_once(url: str) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
         assert pg_mod.migrate(conn) == 0

@@ -116,7 +116,7 @@ class PgStore:
         self._spooled = False
         self._migrated = False
         self._retention: float | None = None
-        self._last_prune = 0.0
+        self._last_prune = float("-inf")
 
     # -- the pool ---------------------------------------------------------------------------
 
