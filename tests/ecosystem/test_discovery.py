@@ -18,7 +18,7 @@ GOOD = {"tool_name": "bash", "arguments": {"command": "danger"}}
 
 
 def mine(rt: Runtime, site: FakeSite) -> list[str]:
-    """The runtime's plugins that this test installed or wrote (not the repo's own audit/guard)."""
+    """The runtime's plugins that this test installed or wrote (not the repo's own audit/guard/otel)."""
     return [n for n in rt.plugins if n not in ("audit", "guard", "otel")]
 
 

@@ -107,7 +107,7 @@ def test_host_events_are_recorded(db: Path) -> None:
 def test_observe_mode_notes_reach_the_record_and_the_stats(db: Path) -> None:
     rt = audit_rt(db, None, ("guard", agent_hooks_guard))
     rt.set_config("guard", {"mode": "observe"})
-    out = rt.fire("pre_tool", bash("sudo reboot"))
+    out = rt.fire("pre_tool", bash("sudo ls"))
     assert out.decision == "allowed"
     (row,) = rows(db)
     (note,) = json.loads(row["notes"])
