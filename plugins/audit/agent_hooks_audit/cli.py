@@ -360,10 +360,11 @@ def make_app() -> typer.Typer:
     ) -> None:
         """Browse the audit log in datasette (pip install 'agent-hooks-audit[browse]')."""
         import importlib.util
+        import os
         import subprocess
-        import tempfile
 
         from .browse import command
+        from .options import state_dir
         from .store import AuditStore
 
         store = resolve_store(db, ctx)
@@ -373,16 +374,22 @@ def make_app() -> typer.Typer:
         if importlib.util.find_spec("datasette") is None:
             raise AuditError("audit browse needs datasette: pip install 'agent-hooks-audit[browse]'")
         store.ensure()
-        with tempfile.TemporaryDirectory(prefix="agent-hooks-browse-") as tmp:
-            args = command(store.path, Path(tmp) / "metadata.json", host, port, open_browser, get)
-            if not get:
-                print(f"serving {store.path} on http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr)
-            try:
-                code = subprocess.call(args)
-            except KeyboardInterrupt:
-                code = 0
-        if code:
-            raise typer.Exit(code)
+        meta = state_dir() / "datasette" / f"{store.path.stem}-metadata.json"
+        try:
+            meta.parent.mkdir(parents=True, exist_ok=True)
+            args = command(store.path, meta, host, port, open_browser, get)
+        except OSError as exc:
+            raise AuditError(f"cannot write datasette's metadata {meta}: {exc.strerror or exc}") from None
+        if get:
+            code = subprocess.call(args)
+            if code:
+                raise typer.Exit(code)
+            return
+        print(f"serving {store.path} on http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # become datasette: Ctrl-C and kill reach the server itself, no orphan is left behind
+        os.execv(args[0], args)
 
     @app.command("prune")
     def prune_cmd(
