@@ -7,12 +7,25 @@ start-up time is the hook's latency. Everything else goes to the typer app.
 
 from __future__ import annotations
 
+import os
 import sys
+
+if __name__ == "__main__" and sys.path:
+    # `python -m agent_hooks_core` puts the working directory (an agent's project, untrusted) first
+    # on sys.path: a tomllib.py or *.dist-info there must not be imported (issue 17.14)
+    try:
+        _cwd = os.path.realpath(os.getcwd())
+    except OSError:
+        _cwd = ""
+    sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.realpath(p) != _cwd]
 
 #: command -> "module:function"; the function takes the remaining argv and returns an exit code
 FAST_COMMANDS = {
     "claude-code": "agent_hooks_core.bridges.claude_code:main",
     "chibi": "agent_hooks_core.dialects.chibi_exec:main",
+    "codex": "agent_hooks_core.bridges.codex:main",
+    "gemini": "agent_hooks_core.bridges.gemini:main",
+    "cursor": "agent_hooks_core.bridges.cursor:main",
 }
 
 
@@ -33,8 +46,6 @@ def fast_command(args: list[str]) -> tuple[str, list[str]] | None:
             i += 1
         elif args[i] in FAST_COMMANDS:
             if "--trace" in args[:i]:
-                import os
-
                 os.environ["AGENT_HOOKS_TRACE"] = "1"
             return args[i], [*moved, *args[i + 1:]]
         else:
@@ -45,7 +56,11 @@ def fast_command(args: list[str]) -> tuple[str, list[str]] | None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     fast = fast_command(args)
-    if fast is not None:
+    if args[:1] == ["serve"] and "--stdio" in args[1:]:  # one warm session over stdio (pi, omp, OpenCode)
+        from .transports.stdio import main as stdio_main
+
+        code = stdio_main([a for a in args[1:] if a != "--stdio"])
+    elif fast is not None:
         module_name, _, func = FAST_COMMANDS[fast[0]].partition(":")
         import importlib
 

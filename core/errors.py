@@ -43,6 +43,21 @@ class PluginError(AgentHooksError):
     """A plugin could not be registered (bad hookimpl, unknown hook, ...)."""
 
 
+class HandlerExit(Exception):
+    """A handler called ``sys.exit()``: reported like any error instead of stopping the host."""
+
+    def __str__(self) -> str:
+        return f"SystemExit: {self.args[0]}" if self.args else "SystemExit"
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: message`` (or ``Type``) on one line: how a failure is named in errors and answers."""
+    if isinstance(exc, HandlerExit):
+        return str(exc)
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 class HookTimeout(BaseException):
     """Raised inside a handler that ran past its timeout.
 

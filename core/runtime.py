@@ -13,6 +13,7 @@ plugins named in ``order`` come first (in that order), then the others in load o
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import re
@@ -25,26 +26,24 @@ from typing import Any
 import pluggy
 
 from .context import HookContext, NoUI
-from .errors import ConfigError, HookError, HookTimeout, PluginError, UnknownHookError
+from .engine import HandlerCalls, MetaSink, Timed, run_async, run_bounded, run_here
+from .errors import ConfigError, HookError, PayloadError, PluginError, UnknownHookError, describe
 from .event import HookEvent
 from .hookspecs import specs
 from .hookspecs.catalogue import BY_NAME, RUNTIME_HOOKS, HookDef, unknown_hook_message
 from .hookspecs.markers import PROJECT
 from .reducer import LoopState, Reduction, decide
-from .timeouts import (
-    HandlerExit,
-    await_with_timeout,
-    call_with_timeout,
-    is_foreign,
-    run_coroutine,
-    timed_caller,
-)
-from .validation import check_payload
+from .timeouts import call_in_thread, timed_caller
+from .validation import check_payload, too_deep
 
 log = logging.getLogger("agent_hooks")
 log.addHandler(logging.NullHandler())
 
 DEFAULT_TIMEOUT = 30.0
+#: the bound bridges give hooks that have no default timeout (``pre_tool``: in-process it may wait
+#: for the user): a precise fail-closed answer before the transport's answer deadline (55 s) and
+#: the host's own hook timeout (Claude Code: 60 s), which would otherwise decide
+BRIDGE_GATE_TIMEOUT = 45.0
 
 
 @dataclass
@@ -149,11 +148,16 @@ class Runtime:
         default_fallback: str | None = None,
         on_send_message: Callable[[dict[str, Any]], None] | None = None,
         on_append_entry: Callable[[dict[str, Any]], None] | None = None,
+        bounded: bool = True,
+        gate_timeout: float | None = None,
     ) -> None:
         import os
 
         self.cwd = cwd or os.getcwd()
         self.hook_timeout = _check_timeout("hook_timeout", hook_timeout)
+        #: the timeout of hooks without a default one (pre_tool), unless ``timeouts`` names them;
+        #: None in-process, :data:`BRIDGE_GATE_TIMEOUT` where a transport sets it
+        self.gate_timeout = _check_timeout("gate_timeout", gate_timeout)
         self.timeouts: dict[str, float | None] = {}
         for name, value in (timeouts or {}).items():
             if name not in BY_NAME and name != "hook_called":
@@ -162,6 +166,10 @@ class Runtime:
         if default_fallback not in (None, "call_agent", "call_user"):
             raise ConfigError(f"default_fallback must be call_agent or call_user, not {default_fallback!r}")
         self.order = list(order)
+        #: True: a timed hook's handlers run on worker threads the call abandons at the deadline,
+        #: so it returns in time whatever a handler does. False: in the calling thread, interrupted
+        #: by SIGALRM in the main thread (cheaper; a handler can defeat it).
+        self.bounded = bounded
         self.ui = ui if ui is not None else NoUI()
         self.has_ui = bool(ui is not None) if has_ui is None else has_ui
         self.session_file = session_file
@@ -335,19 +343,34 @@ class Runtime:
                 if value is not None:
                     results.append(value)
             except (Exception, SystemExit) as exc:
-                results.append(HookError(impl.plugin_name, hook, _describe(exc)))
+                results.append(HookError(impl.plugin_name, hook, describe(exc)))
         return results
+
+    def plugin_hook(self, plugin: str, hook: str) -> Callable[..., Any] | None:
+        """``plugin``'s own implementation of the runtime hook ``hook`` (None if it has none).
+
+        For the runtime's one-plugin questions (discovery asks each plugin for its
+        ``plugin_config_model``); the caller handles what it raises.
+        """
+        if hook not in RUNTIME_HOOKS:
+            raise UnknownHookError(f"{hook!r} is not one of the runtime's own hooks ({', '.join(RUNTIME_HOOKS)})")
+        impls = [i for i in getattr(self.pm.hook, hook).get_hookimpls() if i.plugin_name == plugin]
+        return impls[-1].function if impls else None
 
     # -- firing ------------------------------------------------------------------------------
 
-    def _prepare(self, hook: str, payload: Any, reduction: type[Reduction] | None = None,
-                 ) -> tuple[HookDef, Reduction, list[Handler], list[str]]:
+    def _prepare(self, hook: str, payload: Any, reduction: type[Reduction] | None = None, aio: bool = False,
+                 ) -> tuple[HookDef, Reduction, HandlerCalls, list[str]]:
         hd = BY_NAME.get(hook)
         if hd is None:
             raise UnknownHookError(unknown_hook_message(hook))
         if type(payload) is not dict:
             payload = _as_payload(hook, payload)
-        data = check_payload(hook, payload)
+        try:
+            data = check_payload(hook, payload)
+            red = (reduction or Reduction)(hd, data, self.loop_state)  # deep-copies some fields
+        except RecursionError:
+            raise PayloadError(too_deep(hook, payload)) from None
         handlers = self._handlers[hook]
         notes: list[str] = []
         if hook in self._active.get():
@@ -357,12 +380,12 @@ class Runtime:
                 skipped = ", ".join(h.plugin for h in handlers if not h.external)
                 notes.append(f"re-entrant {hook}: in-process handlers skipped ({skipped})")
             handlers = inner
-        return hd, (reduction or Reduction)(hd, data, self.loop_state), handlers, notes
+        return hd, red, HandlerCalls(handlers, red, red.event, self._timeout(hd), aio=aio), notes
 
     def _timeout(self, hd: HookDef) -> float | None:
         if hd.name in self.timeouts:
             return self.timeouts[hd.name]
-        return self.hook_timeout if hd.timeout else None
+        return self.hook_timeout if hd.timeout else self.gate_timeout
 
     def fire(self, hook: str, payload: Any = None, *, dialect: str | None = None,
              reduction: type[Reduction] | None = None) -> Outcome:
@@ -378,46 +401,11 @@ class Runtime:
 
             return fire_dialect(self, dialect, hook, payload)
         start = time.perf_counter()
-        hd, red, handlers, notes = self._prepare(hook, payload, reduction)
-        timeout = self._timeout(hd)
-        timed = None if timeout is None or not handlers else timed_caller(timeout)
-        called = 0
-        reset = self._active.set((*self._active.get(), hook))
-        try:
-            for h in handlers:
-                called += 1
-                try:
-                    if h.is_async:
-                        answer = run_coroutine(h.func(*h.args(red.event)), timeout)
-                    elif timed is None:
-                        answer = h.func(*h.args(red.event))
-                    else:
-                        answer = timed(h.func, h.args(red.event))
-                    if answer is not None and type(answer) is not dict and inspect.isawaitable(answer):
-                        answer = run_coroutine(answer, timeout)  # a sync def returning a coroutine
-                except HookTimeout as exc:
-                    if is_foreign(exc):
-                        raise  # an outer handler's deadline passed: it is abandoned, not this one
-                    if red.fail(h.plugin, _timed_out(timeout), "timeout"):
-                        break
-                    continue
-                except KeyboardInterrupt:
-                    raise
-                except BaseException as exc:  # whatever a plugin raises (even SystemExit) is its error
-                    if red.fail(h.plugin, _describe(exc)):
-                        break
-                    continue
-                try:
-                    if red.accept(h.plugin, answer):
-                        break
-                except Exception as exc:  # an answer that lies about being a dict or a model
-                    if red.fail(h.plugin, f"invalid answer: {_describe(exc)}", "invalid"):
-                        break
-        finally:
-            self._active.reset(reset)
-        outcome = self._outcome(hd, red, len(handlers), handlers[:called], notes, start)
-        if self._meta:
-            self._emit_meta(outcome)
+        hd, red, calls, notes = self._prepare(hook, payload, reduction)
+        self._run(hook, calls)
+        outcome = self._outcome(hd, red, calls, notes, start)
+        if self._meta and "hook_called" not in self._active.get():
+            self._run("hook_called", HandlerCalls(self._meta, MetaSink(outcome), outcome, self._meta_timeout()))
         return outcome
 
     async def afire(self, hook: str, payload: Any = None, *, dialect: str | None = None,
@@ -428,55 +416,48 @@ class Runtime:
 
             return await afire_dialect(self, dialect, hook, payload)
         start = time.perf_counter()
-        hd, red, handlers, notes = self._prepare(hook, payload, reduction)
-        timeout = self._timeout(hd)
-        timed = None if timeout is None or not handlers else timed_caller(timeout)
-        called = 0
-        reset = self._active.set((*self._active.get(), hook))
-        try:
-            for h in handlers:
-                called += 1
-                try:
-                    if h.is_async:
-                        answer = await await_with_timeout(h.func(*h.args(red.event)), timeout)
-                    elif timed is None:
-                        answer = h.func(*h.args(red.event))
-                    else:
-                        answer = timed(h.func, h.args(red.event))
-                    if answer is not None and type(answer) is not dict and inspect.isawaitable(answer):
-                        answer = await await_with_timeout(answer, timeout)
-                except HookTimeout as exc:
-                    if is_foreign(exc):
-                        raise
-                    if red.fail(h.plugin, _timed_out(timeout), "timeout"):
-                        break
-                    continue
-                except KeyboardInterrupt:
-                    raise
-                except BaseException as exc:
-                    if _is_cancellation(exc) and _host_cancelled():
-                        raise  # the host cancelled this afire: not the handler's failure
-                    if red.fail(h.plugin, _describe(exc)):
-                        break
-                    continue
-                try:
-                    if red.accept(h.plugin, answer):
-                        break
-                except Exception as exc:
-                    if red.fail(h.plugin, f"invalid answer: {_describe(exc)}", "invalid"):
-                        break
-        finally:
-            self._active.reset(reset)
-        outcome = self._outcome(hd, red, len(handlers), handlers[:called], notes, start)
-        if self._meta:
-            await self._aemit_meta(outcome)
+        hd, red, calls, notes = self._prepare(hook, payload, reduction, aio=True)
+        await self._arun(hook, calls)
+        outcome = self._outcome(hd, red, calls, notes, start)
+        if self._meta and "hook_called" not in self._active.get():
+            await self._arun("hook_called", HandlerCalls(self._meta, MetaSink(outcome), outcome,
+                                                         self._meta_timeout(), aio=True))
         return outcome
 
-    def _outcome(self, hd: HookDef, red: Reduction, count: int, called: list[Handler], notes: list[str],
+    def _run(self, hook: str, calls: HandlerCalls) -> None:
+        """The sync driver: on abandonable workers when a timeout applies (``bounded``), else here."""
+        timeout = calls.timeout
+        if timeout is not None and calls.handlers and self.bounded:
+            active = self._active
+            run_bounded(calls, lambda: active.set((*active.get(), hook)))
+            return
+        reset = self._active.set((*self._active.get(), hook))
+        try:
+            run_here(calls, None if timeout is None or not calls.handlers else timed_caller(timeout))
+        finally:
+            self._active.reset(reset)
+
+    async def _arun(self, hook: str, calls: HandlerCalls) -> None:
+        timeout = calls.timeout
+        timed: Timed | None
+        if timeout is None or not calls.handlers:
+            timed = None
+        elif self.bounded:
+            timed = functools.partial(call_in_thread, timeout=timeout)
+        else:
+            timed = timed_caller(timeout)
+        reset = self._active.set((*self._active.get(), hook))
+        try:
+            await run_async(calls, timed)
+        finally:
+            self._active.reset(reset)
+
+    def _outcome(self, hd: HookDef, red: Reduction, calls: HandlerCalls, notes: list[str],
                  start: float) -> Outcome:
-        data = red.finish(count)
+        data = red.finish(len(calls.handlers))
         outcome = Outcome(hd.name, red.event, data, red.errors, red.answered,
-                          [h.plugin for h in called], 0.0, notes, stopped_by=red.stopped_by, decided=red.decision)
+                          [h.plugin for h in calls.handlers[:calls.called]], 0.0, notes,
+                          stopped_by=red.stopped_by, decided=red.decision)
         for err in red.errors:
             log.warning("%s", err)
         outcome.duration = time.perf_counter() - start
@@ -484,59 +465,6 @@ class Runtime:
 
     def _meta_timeout(self) -> float | None:
         return self.timeouts.get("hook_called", self.hook_timeout)
-
-    def _emit_meta(self, outcome: Outcome) -> None:
-        """hook_called: every meta handler, errors and timeouts recorded on the outcome."""
-        active = self._active.get()
-        if "hook_called" in active:
-            return  # a meta handler firing hooks does not recurse into the meta hook
-        reset = self._active.set((*active, "hook_called"))
-        timeout = self._meta_timeout()
-        try:
-            for h in self._meta:
-                try:
-                    if h.is_async:
-                        run_coroutine(h.func(*h.args(outcome)), timeout)
-                    elif timeout is None:
-                        h.func(*h.args(outcome))
-                    else:
-                        call_with_timeout(h.func, h.args(outcome), timeout)
-                except HookTimeout as exc:
-                    if is_foreign(exc):
-                        raise
-                    outcome.errors.append(HookError(h.plugin, "hook_called", _timed_out(timeout), "timeout"))
-                except KeyboardInterrupt:
-                    raise
-                except BaseException as exc:
-                    outcome.errors.append(HookError(h.plugin, "hook_called", _describe(exc)))
-        finally:
-            self._active.reset(reset)
-
-    async def _aemit_meta(self, outcome: Outcome) -> None:
-        active = self._active.get()
-        if "hook_called" in active:
-            return
-        reset = self._active.set((*active, "hook_called"))
-        timeout = self._meta_timeout()
-        try:
-            for h in self._meta:
-                try:
-                    if h.is_async:
-                        await await_with_timeout(h.func(*h.args(outcome)), timeout)
-                    elif timeout is None:
-                        h.func(*h.args(outcome))
-                    else:
-                        call_with_timeout(h.func, h.args(outcome), timeout)
-                except HookTimeout as exc:
-                    if is_foreign(exc):
-                        raise
-                    outcome.errors.append(HookError(h.plugin, "hook_called", _timed_out(timeout), "timeout"))
-                except KeyboardInterrupt:
-                    raise
-                except BaseException as exc:
-                    outcome.errors.append(HookError(h.plugin, "hook_called", _describe(exc)))
-        finally:
-            self._active.reset(reset)
 
     def _deliver(self, kind: str, message: dict[str, Any]) -> None:
         sink = self._sinks.get(kind)
@@ -566,32 +494,6 @@ def _check_timeout(name: str, value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise ConfigError(f"{name} must be a positive number of seconds or None, not {value!r}")
     return float(value)
-
-
-def _is_cancellation(exc: BaseException) -> bool:
-    import asyncio  # afire runs in a loop, so asyncio is imported already: this costs nothing
-
-    return isinstance(exc, asyncio.CancelledError)
-
-
-def _host_cancelled() -> bool:
-    """True when the task running afire is being cancelled (before 3.11: assume so)."""
-    import asyncio
-
-    task = asyncio.current_task()
-    cancelling = getattr(task, "cancelling", None)
-    return True if cancelling is None else bool(cancelling())
-
-
-def _timed_out(timeout: float | None) -> str:
-    return f"timed out after {timeout:g}s" if timeout is not None else "timed out"
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, HandlerExit):
-        return str(exc)
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _plugin_name(plugin: Any) -> str:

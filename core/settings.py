@@ -572,9 +572,14 @@ def edit_file(path: Path, mutate: Callable[[Any], Any]) -> Any:
                 _loads(new_text)  # never write a file we could not read back
                 atomic_write(path, new_text)
     except OSError as exc:
-        what = exc.strerror or type(exc).__name__
-        raise SettingsError(f"{path}: cannot write settings: {what}"
-                            + (f" ({exc.filename})" if exc.filename and exc.filename != str(path) else "")) from None
+        blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            what = f"{blocker} is a file, not a directory"
+        else:
+            what = exc.strerror or "operating system error"
+            if exc.filename and exc.filename != str(path):
+                what += f" ({exc.filename})"
+        raise SettingsError(f"{path}: cannot write settings: {what}") from None
     return result
 
 

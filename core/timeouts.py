@@ -26,7 +26,7 @@ import time
 from collections.abc import Awaitable, Callable, Generator
 from typing import TYPE_CHECKING, Any
 
-from .errors import HookTimeout
+from .errors import HandlerExit, HookTimeout
 
 if TYPE_CHECKING:
     import asyncio
@@ -135,6 +135,8 @@ def _main_watchdog() -> _Watchdog | None:
 
 def is_foreign(exc: HookTimeout) -> bool:
     """True when ``exc`` belongs to an enclosing call's deadline (it must keep unwinding)."""
+    if isinstance(exc, HandlerAbandoned):
+        return True
     wd = _WATCHDOG
     return exc.token is not None and wd is not None and any(t == exc.token for t, _ in wd.frames)
 
@@ -160,35 +162,132 @@ def timed_caller(timeout: float) -> Callable[[Callable[..., Any], tuple[Any, ...
     return lambda func, args: call(func, args, clock() + timeout)
 
 
-def call_in_thread(func: Callable[..., Any], args: tuple[Any, ...], timeout: float | None) -> Any:
-    """``func(*args)`` in a daemon thread (with the caller's context); HookTimeout at the deadline."""
-    box: dict[str, Any] = {}
-    context = contextvars.copy_context()
+# -- worker threads a caller can abandon -------------------------------------------------------
 
-    def run() -> None:
+
+class HandlerAbandoned(HookTimeout):
+    """Raised (asynchronously) in a worker whose caller stopped waiting for it: it must unwind.
+
+    A handler that ignores it only keeps its own abandoned thread busy; its answer is discarded.
+    """
+
+
+class Watch:
+    """What a worker tells the caller waiting for it: the deadline of the handler it is in, if any.
+
+    The worker calls :meth:`enter` before each handler and :meth:`leave` after it; the caller
+    abandons the worker once a deadline has passed. ``leave`` is False when that happened: the
+    worker must then touch nothing the caller owns.
+    """
+
+    __slots__ = ("abandoned", "deadline", "lock", "poll")
+
+    def __init__(self, poll: float) -> None:
+        self.lock = threading.Lock()
+        self.deadline: float | None = None
+        self.abandoned = False
+        #: the shortest limit any handler of this call gets: the caller looks at least this often,
+        #: so it is never late for a deadline it has not seen yet
+        self.poll = poll
+
+    def enter(self, limit: float) -> None:
+        self.deadline = time.monotonic() + limit
+
+    def leave(self) -> bool:
+        with self.lock:
+            self.deadline = None
+            return not self.abandoned
+
+
+class _Worker:
+    """A reusable daemon thread; retired (left to finish alone) when its caller abandons it."""
+
+    __slots__ = ("done", "error", "go", "job", "retired", "thread", "value")
+
+    def __init__(self) -> None:
+        self.go = threading.Lock()
+        self.go.acquire()
+        self.done = threading.Lock()
+        self.done.acquire()
+        self.job: Callable[[], Any] | None = None
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self.retired = False
+        self.thread = threading.Thread(target=self._loop, name="agent-hooks-handler", daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
         try:
-            box["value"] = context.run(func, *args)
-        except BaseException as exc:  # handed to the caller below
-            box["error"] = exc
+            while not self.retired:
+                self.go.acquire()
+                try:
+                    job, self.job = self.job, None
+                    assert job is not None
+                    self.value, self.error = job(), None
+                except BaseException as exc:  # handed to the caller (or dropped if it left)
+                    self.value, self.error = None, exc
+                finally:
+                    self.done.release()
+        except HandlerAbandoned:
+            pass  # the interrupt arrived after the handler returned: the thread ends all the same
 
-    worker = threading.Thread(target=run, name="agent-hooks-handler", daemon=True)
-    worker.start()
-    worker.join(timeout)
-    if worker.is_alive():
-        raise HookTimeout()
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
+    def interrupt(self) -> None:
+        """Raise HandlerAbandoned in the worker at its next bytecode (a sleep or C call ends first)."""
+        import ctypes
+
+        ident = self.thread.ident
+        if ident is not None:
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(HandlerAbandoned))
+
+
+#: idle workers; list.append and list.pop are atomic, so threads share it without a lock
+_IDLE: list[_Worker] = []
+_FOREVER = float("inf")
+
+
+def run_watched(job: Callable[[], Any], watch: Watch) -> Any:
+    """``job()`` on a worker thread (in a copy of the caller's context) while the caller watches.
+
+    Returns what ``job`` returned or raises what it raised; raises :class:`HookTimeout` as soon as
+    the handler the worker is in passes its deadline (``watch``). The worker is then abandoned:
+    interrupted where Python can interrupt it, never waited for.
+    """
+    try:
+        worker = _IDLE.pop()
+    except IndexError:
+        worker = _Worker()
+    context = contextvars.copy_context()
+    worker.job = lambda: context.run(job)
+    worker.go.release()
+    wait = watch.poll
+    while not worker.done.acquire(True, -1 if wait == _FOREVER else wait):
+        with watch.lock:
+            deadline = watch.deadline
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                watch.abandoned = True
+                worker.retired = True
+                worker.interrupt()  # under the lock: the worker is still inside the handler
+                raise HookTimeout()
+        wait = watch.poll if deadline is None else deadline - now
+    value, error = worker.value, worker.error
+    worker.value = worker.error = None
+    _IDLE.append(worker)
+    if error is not None:
+        raise error
+    return value
+
+
+def call_in_thread(func: Callable[..., Any], args: tuple[Any, ...], timeout: float | None) -> Any:
+    """``func(*args)`` on a worker thread (with the caller's context); HookTimeout at the deadline."""
+    if timeout is None:
+        timeout = _FOREVER
+    watch = Watch(timeout)
+    watch.enter(timeout)
+    return run_watched(lambda: func(*args), watch)
 
 
 # -- async handlers ----------------------------------------------------------------------------
-
-
-class HandlerExit(Exception):
-    """A handler called ``sys.exit()``: reported like any error instead of stopping the host."""
-
-    def __str__(self) -> str:
-        return f"SystemExit: {self.args[0]}" if self.args else "SystemExit"
 
 
 class _Guarded:
@@ -264,15 +363,31 @@ def _close_main_loop() -> None:
         _MAIN_LOOP.close()
 
 
-def _run_in_main_loop(coro: Awaitable[Any]) -> Any:
-    """Run ``coro`` on a loop kept for the main thread (asyncio.run costs ~10x more per call)."""
+_LOOPS = threading.local()
+
+
+def _kept_loop() -> asyncio.AbstractEventLoop:
+    """This thread's kept loop (asyncio.run costs ~10x more per call)."""
     import asyncio
 
     global _MAIN_LOOP
-    loop = _MAIN_LOOP
+    if threading.get_ident() == _MAIN_IDENT:
+        loop = _MAIN_LOOP
+        if loop is None or loop.is_closed():
+            loop = _MAIN_LOOP = asyncio.new_event_loop()
+            atexit.register(_close_main_loop)
+        return loop
+    loop = getattr(_LOOPS, "loop", None)
     if loop is None or loop.is_closed():
-        loop = _MAIN_LOOP = asyncio.new_event_loop()
-        atexit.register(_close_main_loop)
+        loop = _LOOPS.loop = asyncio.new_event_loop()
+    return loop
+
+
+def _run_in_kept_loop(coro: Awaitable[Any]) -> Any:
+    """Run ``coro`` on this thread's kept loop."""
+    import asyncio
+
+    loop = _kept_loop()
     try:
         return loop.run_until_complete(coro)
     finally:
@@ -283,19 +398,20 @@ def _run_in_main_loop(coro: Awaitable[Any]) -> Any:
             loop.run_until_complete(asyncio.wait(pending, timeout=GRACE))
 
 
-def run_coroutine(aw: Awaitable[Any], timeout: float | None) -> Any:
+def run_coroutine(aw: Awaitable[Any], timeout: float | None, *, watched: bool = False) -> Any:
     """Run an async handler from sync code; HookTimeout past ``timeout`` seconds.
 
-    In the main thread without a running loop: on a kept loop, steps guarded by the watchdog.
-    Elsewhere (another thread, or a loop already running here): ``asyncio.run`` in a worker
-    thread the caller stops waiting for at the deadline.
+    Without a running loop in the main thread, or on a worker a caller watches (``watched``): on
+    this thread's kept loop (in the main thread, steps guarded by the watchdog). Elsewhere
+    (another thread, or a loop already running here): on a worker thread the caller stops waiting
+    for at the deadline.
     """
     import asyncio
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        if threading.get_ident() == _MAIN_IDENT:
-            return _run_in_main_loop(await_with_timeout(aw, timeout))
+        if watched or threading.get_ident() == _MAIN_IDENT:
+            return _run_in_kept_loop(await_with_timeout(aw, timeout))
     return call_in_thread(asyncio.run, (await_with_timeout(aw, timeout),),
                           None if timeout is None else timeout + GRACE)

@@ -10,6 +10,7 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from .engine import Steps, adrive, drive
 from .errors import AgentHooksError
 from .timeouts import run_coroutine
 
@@ -62,34 +63,34 @@ class HookToolWrapper:
             base["tool_call_id"] = call_id
         return base
 
-    def __call__(self, tool_call_id: str | None = None, **arguments: Any) -> Any:
-        rt = self.runtime
-        arguments = self._pre(rt.fire("pre_tool", self._base(arguments, tool_call_id)), arguments)
+    def _steps(self, tool_call_id: str | None, arguments: dict[str, Any]) -> Steps:
+        """The tool call, once: yields ("fire", hook, payload) and ("run", arguments) requests."""
+        arguments = self._pre((yield ("fire", "pre_tool", self._base(arguments, tool_call_id))), arguments)
         base = self._base(arguments, tool_call_id)
         try:
-            value = self.func(**arguments)
-            if inspect.isawaitable(value):  # an async tool called from a sync host
-                value = run_coroutine(value, None)
+            value = yield ("run", arguments)
         except Exception as exc:
-            rt.fire("pre_tool_output", {**base, "output": str(exc), "is_error": True})
-            rt.fire("post_tool", {**base, "result": str(exc), "is_error": True})
+            yield ("fire", "pre_tool_output", {**base, "output": str(exc), "is_error": True})
+            yield ("fire", "post_tool", {**base, "result": str(exc), "is_error": True})
             raise
-        value = _apply_output(value, rt.fire("pre_tool_output", {**base, _output_field(value): value}))
-        rt.fire("post_tool", {**base, "result": value, "is_error": False})
+        value = _apply_output(value, (yield ("fire", "pre_tool_output", {**base, _output_field(value): value})))
+        yield ("fire", "post_tool", {**base, "result": value, "is_error": False})
         return value
 
+    def __call__(self, tool_call_id: str | None = None, **arguments: Any) -> Any:
+        def perform(request: tuple[Any, ...]) -> Any:
+            if request[0] == "fire":
+                return self.runtime.fire(request[1], request[2])
+            value = self.func(**request[1])
+            return run_coroutine(value, None) if inspect.isawaitable(value) else value  # an async tool, sync host
+
+        return drive(self._steps(tool_call_id, arguments), perform)
+
     async def acall(self, tool_call_id: str | None = None, **arguments: Any) -> Any:
-        rt = self.runtime
-        arguments = self._pre(await rt.afire("pre_tool", self._base(arguments, tool_call_id)), arguments)
-        base = self._base(arguments, tool_call_id)
-        try:
-            value = self.func(**arguments)
-            if isinstance(value, Awaitable):
-                value = await value
-        except Exception as exc:
-            await rt.afire("pre_tool_output", {**base, "output": str(exc), "is_error": True})
-            await rt.afire("post_tool", {**base, "result": str(exc), "is_error": True})
-            raise
-        value = _apply_output(value, await rt.afire("pre_tool_output", {**base, _output_field(value): value}))
-        await rt.afire("post_tool", {**base, "result": value, "is_error": False})
-        return value
+        async def perform(request: tuple[Any, ...]) -> Any:
+            if request[0] == "fire":
+                return await self.runtime.afire(request[1], request[2])
+            value = self.func(**request[1])
+            return (await value) if isinstance(value, Awaitable) else value
+
+        return await adrive(self._steps(tool_call_id, arguments), perform)

@@ -31,6 +31,33 @@ def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
+def _show(value: Any) -> str:
+    """A short repr: bounded in length and depth (a deeply nested value must not blow the stack)."""
+    import reprlib
+
+    short = reprlib.Repr()
+    short.maxlevel, short.maxstring, short.maxother = 3, 60, 60
+    return short.repr(value)
+
+
+def too_deep(hook: str, payload: Any) -> str:
+    """The message for a payload whose nesting exhausted the stack (found without recursing)."""
+    worst, deepest = None, 0
+    for name, value in (payload.items() if isinstance(payload, dict) else ()):
+        stack, depth = [(value, 1)], 0
+        while stack:
+            item, level = stack.pop()
+            depth = max(depth, level)
+            if isinstance(item, dict):
+                stack.extend((v, level + 1) for v in item.values())
+            elif isinstance(item, (list, tuple)):
+                stack.extend((v, level + 1) for v in item)
+        if depth > deepest:
+            worst, deepest = name, depth
+    where = f"field {worst!r}" if worst is not None else "payload"
+    return f"{hook}: {where} is nested too deeply ({deepest} levels)"
+
+
 class _Code:
     """A parsed type code (parsed once per distinct code, not per value)."""
 
@@ -61,7 +88,7 @@ def check_value(code: str, value: Any) -> str | None:
     if value is None:
         return None if c.nullable else "must not be null"
     if c.allowed is not None:
-        return None if value in c.allowed else f"must be one of {', '.join(c.allowed)}, not {value!r}"
+        return None if value in c.allowed else f"must be one of {', '.join(c.allowed)}, not {_show(value)}"
     if c.types is None:
         return None
     base = c.base

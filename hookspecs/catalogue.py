@@ -116,7 +116,7 @@ HOOKS: tuple[HookDef, ...] = (
        **_CANCEL, aliases={"chibi": ("pre_clear",), "pi-agent": ("session:before_clear",)}),
     _h("post_clear", "context", "After a context or session was cleared.", "observe",
        aliases={"chibi": ("post_clear",), "pi-agent": ("session:clear",)}),
-    _h("pre_compact", "context", "Before a full compaction of the conversation.",
+    _h("pre_compact", "context", "Before a full compaction of the conversation (manual or automatic).",
        "short-circuit(cancel), else last-wins(compaction)", stop_on=("cancel",), last_wins=("compaction",),
        aliases={"chibi": ("pre_compact",), "omp": ("session_before_compact",),
                 "pi-ext": ("session_before_compact",)}),
@@ -173,9 +173,9 @@ HOOKS: tuple[HookDef, ...] = (
     _h("message_end", "message", "A message is complete and persisted.", "observe",
        aliases={"pi-ext": ("message_end",)}),
     _h("model_select", "agent", "The model was changed.", "observe", aliases={"pi-ext": ("model_select",)}),
-    _h("ttsr_triggered", "agent", "A time-traveling stream rule matched the model's output.", "observe",
+    _h("ttsr_triggered", "agent", "A time-traveling stream rule matched the model's output (omp).", "observe",
        aliases={"omp": ("ttsr_triggered",)}),
-    _h("todo_reminder", "agent", "The agent is reminded of unfinished todos.", "observe",
+    _h("todo_reminder", "agent", "The agent is reminded of unfinished todos (omp).", "observe",
        aliases={"omp": ("todo_reminder",)}),
     # --- tools ---------------------------------------------------------------------------
     _h("pre_tool", "tool", "The model asked for a tool call; before the tool runs.",
@@ -263,7 +263,8 @@ HOOKS: tuple[HookDef, ...] = (
 BY_NAME: dict[str, HookDef] = {h.name: h for h in HOOKS}
 
 #: The runtime's own hooks: not agent lifecycle moments but services of the runtime.
-RUNTIME_HOOKS = ("hook_called", "host_event", "register_commands", "plugin_config_model")
+RUNTIME_HOOKS = ("hook_called", "host_event", "register_commands", "agent_commands", "plugin_config_model",
+                 "session_summary")
 
 
 def get(name: str) -> HookDef:

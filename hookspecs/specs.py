@@ -54,7 +54,7 @@ def on_end(event: HookEvent, ctx: HookContext) -> None:
 
 @hookspec
 def session_start(event: HookEvent, ctx: HookContext) -> None:
-    """A session is loaded: at startup, after ``/reload``, after a switch or fork.
+    """A session is loaded: at startup, after ``/reload``, and after a switch or fork.
 
     Use it to restore state from session entries.
 
@@ -78,7 +78,7 @@ def pre_session_switch(event: HookEvent, ctx: HookContext) -> Answer:
 
 @hookspec
 def post_session_switch(event: HookEvent, ctx: HookContext) -> None:
-    """After the session (or chibi context) was switched.
+    """After the session or context was switched.
 
     :param event: :class:`PostSessionSwitchEvent`.
     :returns: nothing.
@@ -169,7 +169,7 @@ def pre_compact(event: HookEvent, ctx: HookContext) -> Answer:
 
 @hookspec
 def on_compacting(event: HookEvent, ctx: HookContext) -> Answer:
-    """While compaction builds its prompt (omp's ``session.compacting``).
+    """While compaction builds its prompt; may add context or replace it.
 
     :param event: :class:`OnCompactingEvent`.
     :returns: :class:`OnCompactingResult` — extra ``context`` lines, a replacement ``prompt``,
@@ -287,7 +287,7 @@ def post_message(event: HookEvent, ctx: HookContext) -> None:
 
 @hookspec
 def pre_system_prompt(event: HookEvent, ctx: HookContext) -> Answer:
-    """Before the system prompt is built.
+    """Before the system prompt is built; may inject content.
 
     :param event: :class:`PreSystemPromptEvent`.
     :returns: :class:`PreSystemPromptResult` — ``inject``: text to add.
@@ -298,7 +298,7 @@ def pre_system_prompt(event: HookEvent, ctx: HookContext) -> Answer:
 
 @hookspec
 def post_system_prompt(event: HookEvent, ctx: HookContext) -> Answer:
-    """After the system prompt is built.
+    """After the system prompt is built; may inject content.
 
     :param event: :class:`PostSystemPromptEvent`.
     :returns: :class:`PostSystemPromptResult` — ``inject``: text to add.
@@ -309,7 +309,7 @@ def post_system_prompt(event: HookEvent, ctx: HookContext) -> Answer:
 
 @hookspec
 def before_agent_start(event: HookEvent, ctx: HookContext) -> Answer:
-    """After the prompt is expanded, before the agent loop starts. Once per prompt.
+    """After the prompt is expanded, before the agent loop starts; once per prompt.
 
     :param event: :class:`BeforeAgentStartEvent` — ``system_prompt`` as changed by earlier handlers.
     :returns: :class:`BeforeAgentStartResult` — a new ``system_prompt``; a custom ``message``
@@ -322,7 +322,7 @@ def before_agent_start(event: HookEvent, ctx: HookContext) -> Answer:
 
 @hookspec
 def pre_llm_context(event: HookEvent, ctx: HookContext) -> Answer:
-    """Before every model call: the last chance to change what the model sees.
+    """Before every model call: the last chance to change the messages the model sees.
 
     :param event: :class:`PreLlmContextEvent` — ``messages``, a deep copy: safe to mutate.
     :returns: :class:`PreLlmContextResult` — replacement ``messages``.
@@ -355,7 +355,7 @@ def agent_end(event: HookEvent, ctx: HookContext) -> None:
 
 @hookspec
 def turn_start(event: HookEvent, ctx: HookContext) -> None:
-    """A turn (one model response plus its tool calls) begins.
+    """A turn (one model call plus its tool calls) begins.
 
     :param event: :class:`TurnStartEvent`.
     :returns: nothing.
@@ -366,7 +366,7 @@ def turn_start(event: HookEvent, ctx: HookContext) -> None:
 
 @hookspec
 def turn_end(event: HookEvent, ctx: HookContext) -> None:
-    """A turn ended.
+    """A turn ended: the model answered and its tool calls completed.
 
     :param event: :class:`TurnEndEvent`.
     :returns: nothing.
@@ -377,7 +377,7 @@ def turn_end(event: HookEvent, ctx: HookContext) -> None:
 
 @hookspec
 def message_start(event: HookEvent, ctx: HookContext) -> None:
-    """A message starts (user, assistant, tool result or custom).
+    """A message (user, assistant, tool result, custom) starts.
 
     :param event: :class:`MessageStartEvent`.
     :returns: nothing.
@@ -462,7 +462,7 @@ def pre_tool(event: HookEvent, ctx: HookContext) -> Answer:
 
 @hookspec
 def post_tool(event: HookEvent, ctx: HookContext) -> None:
-    """A tool ran, successfully or not.
+    """A tool ran (successfully or not).
 
     :param event: :class:`PostToolEvent`.
     :returns: nothing.
@@ -473,7 +473,7 @@ def post_tool(event: HookEvent, ctx: HookContext) -> None:
 
 @hookspec
 def pre_tool_output(event: HookEvent, ctx: HookContext) -> Answer:
-    """A tool returned — also when it failed (``is_error``) — before the model sees the output.
+    """A tool returned (also on error), before its output is cached or shown to the model.
 
     :param event: :class:`PreToolOutputEvent` — ``output`` (text) and/or ``content`` blocks,
         ``details``, ``is_error``, as changed by earlier handlers.
@@ -548,7 +548,7 @@ def user_bash(event: HookEvent, ctx: HookContext) -> Answer:
 
 @hookspec
 def pre_api_tools(event: HookEvent, ctx: HookContext) -> Answer:
-    """Before the tool list is sent to the model API.
+    """Before the tool list is sent to the model API; may filter tools.
 
     :param event: :class:`PreApiToolsEvent` — ``tools``: ``[{name, type}]``.
     :returns: :class:`PreApiToolsResult` — ``include`` (allowlist) *or* ``exclude`` (denylist);
@@ -561,7 +561,7 @@ def pre_api_tools(event: HookEvent, ctx: HookContext) -> Answer:
 
 @hookspec
 def pre_api_request(event: HookEvent, ctx: HookContext) -> Answer:
-    """After tool filtering, before the HTTP request is sent.
+    """After tool filtering, before the HTTP request; may patch the body.
 
     :param event: :class:`PreApiRequestEvent` — ``request_body`` with earlier patches applied.
     :returns: :class:`PreApiRequestResult` — ``request_body``: a partial body merged into the
@@ -579,7 +579,7 @@ def pre_api_request(event: HookEvent, ctx: HookContext) -> Answer:
 
 @hookspec
 def pre_agentic_loop(event: HookEvent, ctx: HookContext) -> Answer:
-    """Before each iteration of the agentic loop.
+    """Before each agentic loop iteration; may override fallback and fuel.
 
     :param event: :class:`PreAgenticLoopEvent`.
     :returns: :class:`PreAgenticLoopResult` — ``fallback`` (``call_agent`` | ``call_user``) and
@@ -592,7 +592,7 @@ def pre_agentic_loop(event: HookEvent, ctx: HookContext) -> Answer:
 
 @hookspec
 def post_tool_batch(event: HookEvent, ctx: HookContext) -> Answer:
-    """After a batch of tool calls was processed.
+    """After a batch of tool calls; may override fallback and adjust fuel.
 
     :param event: :class:`PostToolBatchEvent` — ``tool_calls``: ``[{name, arguments}]``.
     :returns: :class:`PostToolBatchResult` — ``fallback`` to override, ``fuel_delta`` to adjust
@@ -611,7 +611,7 @@ def post_tool_batch(event: HookEvent, ctx: HookContext) -> Answer:
 
 @hookspec
 def pre_file_read(event: HookEvent, ctx: HookContext) -> Answer:
-    """Before a file is read (chibi: outside the allowed paths).
+    """Before a file is read (outside the allowed paths).
 
     :param event: :class:`PreFileReadEvent` — ``path`` (absolute), ``tool_name``.
     :returns: :class:`PreFileReadResult` — ``{"denied": true, "reason": ...}`` to refuse.
@@ -645,7 +645,7 @@ def pre_shell_exec(event: HookEvent, ctx: HookContext) -> Answer:
 
 @hookspec
 def pre_fetch_url(event: HookEvent, ctx: HookContext) -> Answer:
-    """Before a sensitive URL is fetched, or a network tool without a URL runs.
+    """Before a sensitive URL is fetched or a network tool without a URL runs.
 
     :param event: :class:`PreFetchUrlEvent` — ``url`` (absent when ``safety`` is ``no_url``).
     :returns: :class:`PreFetchUrlResult` — ``{"denied": true, "reason": ...}`` to refuse.
@@ -661,7 +661,7 @@ def pre_fetch_url(event: HookEvent, ctx: HookContext) -> Answer:
 
 @hookspec(firstresult=True)
 def pre_spawn_agent(event: HookEvent, ctx: HookContext) -> Answer:
-    """Before a sub-agent model call.
+    """Before a sub-agent model call; may answer it or block it.
 
     :param event: :class:`PreSpawnAgentEvent`.
     :returns: :class:`PreSpawnAgentResult` — a ``response`` to use instead of calling the model,
@@ -684,7 +684,7 @@ def post_spawn_agent(event: HookEvent, ctx: HookContext) -> None:
 
 @hookspec(firstresult=True)
 def pre_cache_output(event: HookEvent, ctx: HookContext) -> Answer:
-    """Before a large tool output is cached.
+    """Before a large tool output is cached; may supply the summary.
 
     :param event: :class:`PreCacheOutputEvent`.
     :returns: :class:`PreCacheOutputResult` — the ``summary`` the model sees instead.
@@ -706,7 +706,7 @@ def post_cache_output(event: HookEvent, ctx: HookContext) -> None:
 
 @hookspec(firstresult=True)
 def pre_send_message(event: HookEvent, ctx: HookContext) -> Answer:
-    """Before an inter-context message is delivered.
+    """Before an inter-context message is delivered; a plugin may claim the delivery.
 
     :param event: :class:`PreSendMessageEvent` — ``from`` (read it as ``event["from"]`` or
         ``event.from_``), ``to``, ``content``.
@@ -740,7 +740,7 @@ def post_index_file(event: HookEvent, ctx: HookContext) -> None:
 
 @hookspec
 def pre_vfs_write(event: HookEvent, ctx: HookContext) -> None:
-    """Before a virtual-filesystem write by a tool. Advisory: it cannot block.
+    """Before a virtual-filesystem write by a tool (advisory, cannot block).
 
     :param event: :class:`PreVfsWriteEvent`.
     :returns: nothing.
@@ -762,7 +762,7 @@ def post_vfs_write(event: HookEvent, ctx: HookContext) -> None:
 
 @hookspec
 def resources_discover(event: HookEvent, ctx: HookContext) -> Answer:
-    """At startup and ``/reload``: contribute resources.
+    """At startup and ``/reload``; plugins contribute skill, prompt and theme paths.
 
     :param event: :class:`ResourcesDiscoverEvent`.
     :returns: :class:`ResourcesDiscoverResult` — ``skill_paths``, ``prompt_paths``, ``theme_paths``.
@@ -808,10 +808,30 @@ def register_commands(cli: Any) -> None:
     """
 
 
+@hookspec
+def agent_commands(ctx: HookContext) -> Any:
+    """Declare slash commands for in-process agent hosts (pi, omp): ``/name args`` in the agent.
+
+    :param ctx: the plugin's context; a command that needs it closes over it.
+    :returns: a list of :class:`~agent_hooks_core.commands.AgentCommand` (or dicts with
+        ``name``, ``description`` and ``run``); ``run(args: str)`` returns the text to show, or
+        None. The first plugin to declare a name keeps it.
+    """
+
+
 @hookspec(firstresult=True)
 def plugin_config_model() -> Any:
     """The pydantic model that validates this plugin's settings section.
 
     :returns: a pydantic model class. An invalid section is reported naming the plugin and the
         field, and the plugin is not loaded.
+    """
+
+
+@hookspec
+def session_summary(ctx: HookContext) -> str | list[str] | None:
+    """After ``agenthooks replay``: what this plugin has to say about the replayed session.
+
+    :param ctx: the plugin's context (``ctx.session_id``, ``ctx.config``).
+    :returns: a line, a list of lines, or None. A failure is reported as a line naming the plugin.
     """

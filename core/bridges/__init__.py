@@ -15,6 +15,12 @@ from typing import Any
 #: host name -> "module:attribute" of its HostAdapter object
 ADAPTERS: dict[str, str] = {
     "claude-code": "agent_hooks_core.bridges.claude_code:ADAPTER",
+    "pi": "agent_hooks_core.bridges.pi:ADAPTER",
+    "omp": "agent_hooks_core.bridges.pi:OMP_ADAPTER",
+    "codex": "agent_hooks_core.bridges.codex:ADAPTER",
+    "gemini": "agent_hooks_core.bridges.gemini:ADAPTER",
+    "cursor": "agent_hooks_core.bridges.cursor:ADAPTER",
+    "opencode": "agent_hooks_core.bridges.opencode:ADAPTER",
 }
 
 #: host name -> installer module; it provides ``install(scope, project_dir, dry_run, out, **options) -> int``,
@@ -22,6 +28,12 @@ ADAPTERS: dict[str, str] = {
 #: ``status(cwd) -> list[str]`` (doctor lines, each starting "ok: ", "warning: " or "problem: ")
 INSTALLERS: dict[str, str] = {
     "claude-code": "agent_hooks_core.bridges.claude_code_install",
+    "pi": "agent_hooks_core.bridges.pi.install:PI",
+    "omp": "agent_hooks_core.bridges.pi.install:OMP",
+    "codex": "agent_hooks_core.bridges.codex.install",
+    "gemini": "agent_hooks_core.bridges.gemini.install",
+    "cursor": "agent_hooks_core.bridges.cursor.install",
+    "opencode": "agent_hooks_core.bridges.opencode.install",
 }
 
 

@@ -30,7 +30,7 @@ FLAG_OPTIONS = ("--trace",)
 #: commands defined here: global options are recognised anywhere in their arguments
 BUILTIN_COMMANDS = ("plugins", "hooks", "fire", "doctor", "trust", "new-plugin")
 #: commands of the other CLI modules (plugins cannot take these names)
-MODULE_COMMANDS = ("replay", "install", "uninstall", "chibi")
+MODULE_COMMANDS = ("replay", "install", "uninstall", "chibi", "serve")
 DIALECTS = ("canonical", "chibi", "pi", "omp")  # for the help text; dialects.DIALECTS decides
 
 HELP = """Plugins for AI coding-agent lifecycle hooks.
@@ -144,7 +144,7 @@ def build_app(plugin_commands: bool = False) -> typer.Typer:
     _register_core(app)
     doctor.register(app)
     scaffold.register(app)
-    for module_name in ("replay", "chibi", "hosts"):
+    for module_name in ("replay", "chibi", "hosts", "hosts_matrix", "serve"):
         try:
             module = __import__(f"{__package__}.{module_name}", fromlist=["register"])
             module.register(app)

@@ -45,12 +45,23 @@ class Options:
 
 OPTIONS = Options()
 _RUNTIME: Runtime | None = None
+#: settings warnings and notices already printed in this invocation (each is printed once)
+_SAID: set[str] = set()
 
 
 def set_options(options: Options) -> None:
     global OPTIONS, _RUNTIME
     OPTIONS = options
     _RUNTIME = None
+    _SAID.clear()
+
+
+def say_once(lines: list[str], prefix: str = "warning") -> None:
+    """Settings warnings (unknown keys, ...) and loading notices, on stderr, once per invocation."""
+    for line in lines:
+        if line not in _SAID:
+            _SAID.add(line)
+            print(f"agenthooks: {prefix}: {line}", file=sys.stderr)
 
 
 def fail(message: str) -> NoReturn:
@@ -71,7 +82,9 @@ def settings() -> Settings:
     """The settings the global options select (raises SettingsError: exit 2, one line)."""
     from ..settings import load_settings
 
-    return load_settings(OPTIONS.cwd, OPTIONS.settings_path)
+    loaded = load_settings(OPTIONS.cwd, OPTIONS.settings_path)
+    say_once(loaded.warnings)
+    return loaded
 
 
 def runtime(**options: Any) -> Runtime:
@@ -102,6 +115,12 @@ def runtime(**options: Any) -> Runtime:
                 warn(warning)
     if not options or set(options) == {"disabled_extra"}:
         _RUNTIME = rt
+    from ..discovery import plan_of
+
+    the_plan = plan_of(rt)
+    if the_plan is not None:
+        say_once(the_plan.warnings)
+        say_once(the_plan.notices, "notice")
     return rt
 
 

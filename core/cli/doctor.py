@@ -38,7 +38,8 @@ def _versions() -> dict[str, str]:
 
 def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
     """Everything doctor reports: versions, findings (levels ok/info/warning/error), plugin rows."""
-    from ..discovery import clear_cache, configure, plan_of
+    from ..discovery import clear_cache, configure, info_dict, plan_of
+    from ..discovery.gate import NAME as GATE
     from .plugins import rows
 
     findings: list[Finding] = []
@@ -62,6 +63,13 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
                                         "only these entry-point plugins load"))
     if not settings.autoload:
         add(Finding("info", "settings", "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD=1: entry-point plugins do not load"))
+    if settings.organisation is not None:
+        add(Finding("ok", "settings", f"organisation policy: {settings.organisation.source} "
+                                      f"(copy in use: {settings.organisation.path})"))
+    if settings.organisation_error is not None:
+        add(Finding("error", "settings", f"{settings.organisation_error}; gating hooks deny until it is fixed"))
+    for name, origin in settings.required.items():
+        add(Finding("info", "settings", f"required: {name} (in {origin})", name))
 
     clear_cache()  # doctor always looks at what is installed now
     rt = common.runtime(use_cache=False)
@@ -69,6 +77,11 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
     for w in the_plan.warnings if the_plan is not None else ():
         if w not in settings.warnings:
             add(Finding("warning", "settings", w))
+    for notice in the_plan.notices if the_plan is not None else ():
+        add(Finding("warning", "trust" if "untrusted" in notice else "settings", notice))
+    gate_info = rt.plugin_info.get(GATE)
+    if gate_info is not None:
+        add(Finding("error", "plugins", f"gating hooks deny every call: {info_dict(gate_info).get('reason')}"))
     plugin_rows = rows(rt)
     seen_errors = set()
     for err in rt.load_errors:
@@ -118,6 +131,15 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
             add(Finding("ok" if level == "ok" else "info", "hosts", message))
     except Exception as exc:  # a host check must not break doctor
         add(Finding("info", "hosts", f"Claude Code check unavailable: {type(exc).__name__}: {exc}"))
+    try:  # pi and omp (bridges/pi/install.py)
+        from ..bridges.pi import install as pi_install
+
+        for installer in (pi_install.PI, pi_install.OMP):
+            for line in installer.status(common.OPTIONS.cwd):
+                level, _, message = line.partition(": ")
+                add(Finding({"ok": "ok", "problem": "error"}.get(level, "info"), "hosts", message))
+    except Exception as exc:  # a host check must not break doctor
+        add(Finding("info", "hosts", f"pi/omp check unavailable: {type(exc).__name__}: {exc}"))
     return versions, findings, plugin_rows
 
 
@@ -167,16 +189,22 @@ def register(app: typer.Typer) -> None:
         revoke: Annotated[bool, typer.Option("--revoke", help="Forget this project: its code stops loading.")]
         = False,
         list_: Annotated[bool, typer.Option("--list", help="List the trusted projects.")] = False,
+        json_: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     ) -> None:
-        """Allow this project's hook files and settings hooks to load, pinned to their content.
+        """Allow this project's hook files, settings hooks and settings policy to load, pinned to their content.
 
-        A file that changes afterwards (or a new one) does not load until you trust again.
+        A file that changes afterwards (or a new one) does not load until you trust again; a
+        changed `disabled`, plugin section or timeout is ignored until then.
         """
         from .. import trust
         from ..settings import find_project_root, load_settings
 
         if list_:
-            for root, pins in sorted(trust.trusted_projects().items()):
+            projects = trust.trusted_projects()
+            if json_:
+                echo_json([{"project": root, "pinned": len(pins)} for root, pins in sorted(projects.items())])
+                return
+            for root, pins in sorted(projects.items()):
                 print(f"{root}  ({len(pins)} item(s) pinned)")
             return
         where = path or Path(common.OPTIONS.cwd)
@@ -186,7 +214,10 @@ def register(app: typer.Typer) -> None:
         if project_root is None:
             fail(f"no project at {where.resolve()}: a project is a directory holding .agent-hooks/")
         if revoke:
-            if trust.revoke(project_root):
+            removed = trust.revoke(project_root)
+            if json_:
+                echo_json({"project": str(project_root), "revoked": removed})
+            elif removed:
                 print(f"Revoked trust in {project_root}: its hook files and settings hooks no longer load")
             else:
                 print(f"{project_root} was not trusted")
@@ -194,16 +225,33 @@ def register(app: typer.Typer) -> None:
         settings = load_settings(project_root, common.OPTIONS.settings_path)
         state = trust.state(settings)
         if show:
+            rows = [{"kind": item.kind, "path": item.path, "status": item_status(state, item)}
+                    for item in trust.current_items(settings)]
+            if json_:
+                echo_json({"project": str(project_root), "trusted": state.trusted, "items": rows})
+                return
             print(f"{project_root}: {'trusted' if state.trusted else 'not trusted'}")
-            for item in trust.current_items(settings):
-                pin = state.pins.get(item.path)
-                status = ("trusted" if pin == item.digest else "changed" if pin else "new") \
-                    if state.trusted else "untrusted"
-                print(f"  {status:<9} {item.kind:<9} {item.path}")
+            for row in rows:
+                print(f"  {row['status']:<9} {row['kind']:<9} {row['path']}")
             return
         pinned = trust.trust(settings)
+        if json_:
+            echo_json({"project": str(project_root), "store": str(trust.store_path()),
+                       "pinned": [asdict(i) for i in pinned]})
+            return
         print(f"Trusted {project_root} ({len(pinned)} item(s) pinned in {trust.store_path()}):")
         for item in pinned:
-            print(f"  {item.kind:<9} {item.path}  {item.digest[:19]}…")
+            print(f"  {item.kind:<12} {item.path}  {item.digest[:19]}…")
         if not pinned:
             print("  (nothing to pin yet: hook files added later need `agenthooks trust` again)")
+
+
+def item_status(state: Any, item: Any) -> str:
+    """What ``trust --show`` says of one item: whether it loads (or applies) as it is now."""
+    pin = state.pins.get(item.path)
+    off = "ignored" if item.kind == "policy" else "not loaded"
+    if not state.trusted:
+        return f"untrusted, {off}"
+    if pin == item.digest:
+        return "trusted"
+    return f"changed, {off}" if pin else f"new, {off}"

@@ -126,5 +126,8 @@ def register(app: typer.Typer) -> None:
             raise _fail(exc) from None
         raise typer.Exit(code)
 
+    from . import pi_hosts  # pi and omp (until this module is built from bridges.INSTALLERS)
+
+    pi_hosts.register(install_app, uninstall_app)
     app.add_typer(install_app, name="install")
     app.add_typer(uninstall_app, name="uninstall")

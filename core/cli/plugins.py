@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..discovery import Candidate, effective_order, info_dict, plan
+from .. import trust
+from ..discovery import Candidate, clear_cache, effective_order, info_dict, plan, settings_of
 from ..settings import (
     PROJECT_DIR,
     SETTINGS_FILE,
@@ -90,7 +91,8 @@ def print_rows(data: list[dict[str, Any]]) -> None:
         table.append([
             str(r.get("order") or "-"), str(r.get("name")), Text(status, style=_STYLE.get(status, "")),
             str(r.get("distribution") or "-"), str(r.get("version") or "-"), source,
-            ", ".join(r.get("hooks") or ()) or "-", str(r.get("reason") or ""),
+            ", ".join(r.get("hooks") or ()) or "-",
+            "; ".join(filter(None, [r.get("reason"), f"required in {r['required']}" if r.get("required") else None])),
         ])
     common.print_table(columns, table, out)
 
@@ -161,6 +163,15 @@ def set_enabled(name: str, enable: bool, project: bool) -> list[str]:
         changed = True
         settings = common.settings()
         state, reason = settings.plugin_state(all_names)
+    if not enable:
+        required = settings.required_by(all_names)
+        if required is not None:
+            lines.append(f"note: {spelled} is required (in {required}): it still loads")
+    if project and settings.project is not None:
+        untrusted = trust.state(settings).policy_reason(settings)
+        if untrusted is not None:
+            lines.append(f"note: {untrusted}; the project's `disabled` and plugin sections apply once you "
+                         "run `agenthooks trust`")
     verb = "Enabled" if enable else "Disabled"
     if changed:
         lines.append(f"{verb} {spelled} in {target}" + ("" if enable else " (it will not be imported)"))
@@ -216,8 +227,6 @@ def _run_pip(*args: str) -> int:
         proc = subprocess.run(full)
     except OSError as exc:
         fail(f"cannot run {full[0]}: {exc.strerror or exc}")
-    from ..discovery import clear_cache
-
     clear_cache()
     return proc.returncode
 
@@ -266,8 +275,6 @@ def register(app: typer.Typer) -> None:
         found = find_rows(rt, name)
         if not found:
             fail(_unknown(name, [str(r.get("name")) for r in rows(rt)]))
-        from ..discovery import settings_of
-
         settings = settings_of(rt)
         details = []
         for row in found:

@@ -12,9 +12,9 @@ skipped. A malformed line is reported with its line number and the rest still re
 
 The runtime is built as for any command (settings, installed plugins, ``--hook`` files) with host
 ``replay``, no UI and a session id of its own, so audit records of the replay can be found with
-``agenthooks audit stats --session ID``. A plugin module may define a plain function
-``session_summary(ctx) -> str | list[str] | None``: replay prints what it returns after the summary
-(agent-hooks-audit says where the records went).
+``agenthooks audit stats --session ID``. A plugin may implement the ``session_summary(ctx)`` hook
+(``str | list[str] | None``): replay prints what it returns after the summary (agent-hooks-audit
+says where the records went).
 
 ``--expect GOLDEN`` compares each line's hook and decision with a golden file written by
 ``--write-expect GOLDEN`` (JSON lines ``{"line", "hook", "decision", "what"}``; ``what`` is for
@@ -256,17 +256,14 @@ def replay_entries(rt: Runtime, entries: list[Entry], progress: Callable[[int, i
 
 
 def plugin_reports(rt: Runtime) -> list[str]:
-    """What plugins' ``session_summary(ctx)`` functions have to say after a replay."""
+    """What plugins' ``session_summary`` hooks have to say after a replay."""
+    from ..errors import HookError
+
     lines: list[str] = []
-    for name in rt.plugins:
-        fn = getattr(rt.pm.get_plugin(name), "session_summary", None)
-        if not callable(fn):
-            continue
-        try:
-            said = fn(rt.context(name))
-        except Exception as exc:
-            said = f"{name}: session_summary failed: {type(exc).__name__}: {exc}"
-        if isinstance(said, str):
+    for said in rt.call_runtime_hook("session_summary"):
+        if isinstance(said, HookError):
+            lines.append(f"{said.plugin}: session_summary failed: {said.message}")
+        elif isinstance(said, str):
             lines.append(said)
         elif isinstance(said, (list, tuple)):
             lines.extend(str(s) for s in said)

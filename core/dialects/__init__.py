@@ -25,11 +25,13 @@ nothing heavy, and each dialect module is imported only when that dialect is use
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from ..runtime import Outcome, Runtime
-    from ._base import Dialect
+    from ._base import Call, Dialect
 
 #: dialect name -> module implementing it (``DIALECT`` in that module)
 DIALECTS: dict[str, str] = {
@@ -66,27 +68,33 @@ def fire_dialect(rt: Runtime, dialect: str, name: str, payload: Any) -> Outcome:
     Raises :class:`~agent_hooks_core.errors.UnknownHookError` for a name the dialect does not have
     and :class:`~agent_hooks_core.errors.PayloadError` for a payload it cannot translate.
     """
-    from ..errors import PayloadError
-
-    d = get_dialect(dialect)
-    call = d.translate(name, payload)
-    try:
+    d, call = _translate(dialect, name, payload)
+    with _in_host_words(d, call):
         outcome = rt.fire(call.hook, call.payload, reduction=call.reduction)
-    except PayloadError as exc:
-        raise d.payload_error(call, exc) from None
     outcome.native = d.native(call, outcome)
     return outcome
 
 
 async def afire_dialect(rt: Runtime, dialect: str, name: str, payload: Any) -> Outcome:
     """Like :func:`fire_dialect`, through :meth:`Runtime.afire`."""
-    from ..errors import PayloadError
-
-    d = get_dialect(dialect)
-    call = d.translate(name, payload)
-    try:
+    d, call = _translate(dialect, name, payload)
+    with _in_host_words(d, call):
         outcome = await rt.afire(call.hook, call.payload, reduction=call.reduction)
-    except PayloadError as exc:
-        raise d.payload_error(call, exc) from None
     outcome.native = d.native(call, outcome)
     return outcome
+
+
+def _translate(dialect: str, name: str, payload: Any) -> tuple[Dialect, Call]:
+    d = get_dialect(dialect)
+    return d, d.translate(name, payload)
+
+
+@contextmanager
+def _in_host_words(d: Dialect, call: Call) -> Iterator[None]:
+    """A PayloadError about the canonical payload, reworded with the host's hook and field names."""
+    from ..errors import PayloadError
+
+    try:
+        yield
+    except PayloadError as exc:
+        raise d.payload_error(call, exc) from None

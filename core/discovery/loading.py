@@ -263,12 +263,12 @@ def configure(rt: Runtime, name: str, section: Any, origins: Sequence[str] = (),
     the pytest plugin) validates ``{}`` too, which finds required fields nobody set.
     Returns None, or a one-line error naming the plugin and the offending field.
     """
-    impls = [i for i in rt.pm.hook.plugin_config_model.get_hookimpls() if i.plugin_name == name]
+    config_model = rt.plugin_hook(name, "plugin_config_model")
     where = f"[plugins.{name}]" + (f" in {', '.join(origins)}" if origins else "")
     config: Any = section if section is not None else {}
-    if impls and (section is not None or validate_empty):
+    if config_model is not None and (section is not None or validate_empty):
         try:
-            model = impls[-1].function()
+            model = config_model()
         except Exception as exc:
             return f"plugin_config_model() failed: {describe_exception(exc)}"
         if model is not None:

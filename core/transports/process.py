@@ -52,8 +52,9 @@ RuntimeFactory = Callable[..., "Runtime"]
 
 def default_runtime_factory(*, hooks: list[str], settings: str | None, **options: Any) -> Runtime:
     """The installed plugins and local hook files, with the user's and the project's settings."""
-    from ..runtime import Runtime
+    from ..runtime import BRIDGE_GATE_TIMEOUT, Runtime
 
+    options.setdefault("gate_timeout", BRIDGE_GATE_TIMEOUT)  # pre_tool fails closed before the deadline
     if hooks:
         options["hook_paths"] = list(hooks)
     if settings:

@@ -25,10 +25,27 @@ def test_variants_md_is_current() -> None:
         "plugins/guard/VARIANTS.md is stale: run `python -m tests.plugins.guard_variants`")
 
 
-def test_the_battery_covers_every_rule_and_benign_commands() -> None:
-    from agent_hooks_guard.defaults import RULES
+def test_the_battery_covers_every_rule_and_benign_commands(runtime: object) -> None:
+    import re
 
-    fired = {v.rule for v in gv.all_variants() if v.rule}
-    assert fired >= set(RULES) - {"deny-commands"}  # deny-commands is empty by default: test_guard.py
+    from agent_hooks_guard.defaults import RULES
+    from agent_hooks_guard.packs import builtin_packs
+
+    named = {v.rule for v in gv.all_variants() if v.rule}
+    # deny-commands is empty by default, unreadable-command needs a non-text argument and pack-error a
+    # broken pack: test_guard.py and test_guard_shapes.py
+    assert named >= set(RULES) - {"deny-commands", "unreadable-command", "powershell", "pack-error"}
+    fired = {m for v in gv.all_variants() if v.expect != "allowed"
+             for m in re.findall(r"\[guard:([\w-]+)\]", gv.decide(runtime, v)[1])}
+    every_pack_rule = {rid for p in builtin_packs().values() for rid in p.rule_ids}
+    assert every_pack_rule - fired == set()
     benign = {v.subject for v in gv.all_variants() if v.expect == "allowed"}
     assert {"ls", "rm build/x.o", "git push origin feature"} <= benign
+    assert len(gv.all_variants()) >= 600
+
+
+def test_every_pack_has_examples_both_ways() -> None:
+    from agent_hooks_guard.packs import builtin_packs
+
+    for name, pack in builtin_packs().items():
+        assert len(pack.block) >= 4 and len(pack.allow) >= 4, name

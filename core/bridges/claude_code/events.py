@@ -134,7 +134,7 @@ class Bridge:
         decision: str | None = None
         reason: str | None = None
         if out.decision == "blocked":
-            stopper = out.answered[-1] if out.answered else None
+            stopper = out.stopped_by
             reason = out.reason or f"blocked by {stopper or 'a plugin'}"
             if not self.ui.asked(stopper, mark):
                 reply.specific(permissionDecision="deny", permissionDecisionReason=cap(reason))
@@ -147,7 +147,7 @@ class Bridge:
             perm = self.fire(hook, payload)
             pdata = perm.data or {}
             if pdata.get("denied"):
-                stopper = perm.answered[-1] if perm.answered else None
+                stopper = perm.stopped_by
                 preason = pdata.get("reason") or f"denied by {stopper or 'a plugin'} ({hook})"
                 if not self.ui.asked(stopper, mark):
                     reply.specific(permissionDecision="deny", permissionDecisionReason=cap(preason))
@@ -228,7 +228,7 @@ class Bridge:
         out = self.fire("post_tool_batch", {"tool_calls": tool_calls})
         data = out.data or {}
         if data.get("fallback") == "call_user" and data.get("fallback_source") == "post_tool_batch":
-            who = out.answered[-1] if out.answered else "a plugin"
+            who = _who(out)
             self.reply.block(f"agent-hooks: {who} returned control to the user (fallback call_user)")
 
     def on_UserPromptSubmit(self) -> None:
@@ -238,7 +238,7 @@ class Bridge:
         out = self.fire("pre_message", {"prompt": prompt, "source": self._str("source")})
         data = out.data or {}
         if out.decision == "blocked":
-            who = out.answered[-1] if out.answered else "a plugin"
+            who = _who(out)
             verb = "handled" if data.get("handled") else "blocked"
             self.reply.block(out.reason or f"the prompt was {verb} by {who}")
             return
@@ -269,7 +269,7 @@ class Bridge:
         out = self.fire("pre_compact", {"trigger": self._str("trigger"),
                                         "custom_instructions": self._str("custom_instructions")})
         if (out.data or {}).get("cancel"):
-            who = out.answered[-1] if out.answered else "a plugin"
+            who = _who(out)
             self.reply.block(f"agent-hooks: {who} cancelled the compaction")
 
     def on_PostCompact(self) -> None:
@@ -281,7 +281,7 @@ class Bridge:
     def on_SubagentStart(self) -> None:
         out = self.fire("pre_spawn_agent", {"agent_id": self._str("agent_id"), "agent_type": self._str("agent_type")})
         data = out.data or {}
-        who = out.answered[-1] if out.answered else "a plugin"
+        who = _who(out)
         if data.get("block"):
             why = data.get("message") or "no reason given"
             # Claude Code cannot stop a sub-agent here: tell the sub-agent, and the user
@@ -301,6 +301,12 @@ class Bridge:
         for item in self.rt.call_runtime_hook("host_event", host=HOST, name=self.name, payload=self.event):
             if _is_hook_error(item):
                 self.reply.stderr.append(f"agent-hooks: {item}")
+
+
+def _who(out: Outcome) -> str:
+    """Who decided: the plugin that stopped the action (``Outcome.stopped_by``), else, for answers
+    that are not a stop (a fallback, a sub-agent response), the last plugin that answered."""
+    return out.stopped_by or (out.answered[-1] if out.answered else None) or "a plugin"
 
 
 def _is_hook_error(item: Any) -> bool:

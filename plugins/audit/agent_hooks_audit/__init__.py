@@ -37,23 +37,27 @@ class _Recorder:
     """A settings section turned into what recording needs."""
 
     def __init__(self, config: dict[str, Any], cwd: str) -> None:
-        from .options import db_path
+        from .options import target
         from .redact import Redactor
 
         self.config = config
-        self.path = db_path(config, cwd)
+        self.path = target(config, cwd)
         self.redactor: Redactor = Redactor(config["redact_patterns"], config["redact_keys"])
         self.exclude = frozenset(config["exclude_hooks"])
         self.budget = int(config["max_payload_chars"])
         self.payloads = bool(config["record_payloads"])
         self.retention = config["retention_days"] or None
         self.busy_timeout = float(config["busy_timeout"])
+        from .store import is_url
+
+        self.pg_options = ({"connect_timeout": float(config["connect_timeout"]), "queue_size": int(config["queue_size"])}
+                           if is_url(self.path) else {})
 
     @property
     def store(self) -> AuditStore:
         from .store import store_for
 
-        return store_for(self.path, self.busy_timeout)
+        return store_for(self.path, self.busy_timeout, **self.pg_options)
 
     def dump(self, value: Any) -> tuple[str | None, bool]:
         if value is None or not self.payloads:
@@ -62,15 +66,31 @@ class _Recorder:
         return json.dumps(clean, ensure_ascii=False, default=str, separators=(",", ":")), cut
 
     def add(self, record: dict[str, Any]) -> None:
-        self.store.add(record, self.retention)
+        self.store.add(self.scrub(record), self.retention)
+
+    def scrub(self, record: dict[str, Any]) -> dict[str, Any]:
+        """The last pass before anything is written: every text column redacted (a secret in a
+        session id, a cwd or a hook name is still a secret), and nothing left that UTF-8 cannot
+        encode (a lone surrogate would make SQLite, PostgreSQL and the spool refuse the row)."""
+        from .redact import JSON_SAFE
+
+        out: dict[str, Any] = {}
+        for key, value in record.items():
+            if isinstance(value, str):
+                # JSON columns were redacted structurally; the regexes would not respect their quoting
+                value = value.translate(JSON_SAFE) if key in _JSON_COLUMNS else self.redactor.text(value)
+            out[key] = value
+        return out
 
 
+_JSON_COLUMNS = frozenset({"answered", "handlers", "errors", "notes", "event", "result"})
 _RECORDERS: dict[tuple[int, str, str], tuple[Any, _Recorder]] = {}
 
 
 def _recorder(ctx: Any) -> _Recorder:
     raw = ctx.config
-    key = (id(raw), ctx.cwd, os.environ.get("AGENT_HOOKS_AUDIT_DB", "") + "|" + os.environ.get("AGENT_HOOKS_HOME", ""))
+    key = (id(raw), ctx.cwd, "|".join(os.environ.get(v, "") for v in (
+        "AGENT_HOOKS_AUDIT_DB", "AGENT_HOOKS_AUDIT_URL", "AGENT_HOOKS_HOME")))
     hit = _RECORDERS.get(key)
     if hit is not None and hit[0] is raw:
         return hit[1]
@@ -84,7 +104,9 @@ def _recorder(ctx: Any) -> _Recorder:
 
 
 def _base(ctx: Any, rec: _Recorder) -> dict[str, Any]:
-    return {"ts": time.time(), "host": ctx.host, "session": ctx.session_id, "cwd": ctx.cwd, "pid": os.getpid()}
+    # uid: the record's idempotent key (a record kept pending or spooled and moved twice is stored once)
+    return {"ts": time.time(), "host": ctx.host, "session": ctx.session_id, "cwd": ctx.cwd, "pid": os.getpid(),
+            "uid": os.urandom(12).hex()}
 
 
 @hookimpl
@@ -102,7 +124,7 @@ def hook_called(outcome: Any, ctx: Any) -> None:
     redact = rec.redactor.text
     event_json, cut_event = rec.dump(event)
     result_json, cut_result = rec.dump(outcome.data)
-    errors = [{**e.to_dict(), "message": redact(e.message)} for e in outcome.errors]
+    errors = [rec.redactor.value(e.to_dict(), 4096)[0] for e in outcome.errors]
     record = _base(ctx, rec)
     record.update(
         kind="hook", hook=outcome.hook, decision=decision,
@@ -110,7 +132,7 @@ def hook_called(outcome: Any, ctx: Any) -> None:
         reason=redact(outcome.reason) if outcome.reason else None,
         answered=json.dumps(answered), handlers=json.dumps(list(outcome.handlers)),
         errors=json.dumps(errors, ensure_ascii=False), error_count=len(errors),
-        notes=json.dumps([redact(n) if isinstance(n, str) else rec.redactor.value(n, 2048)[0] for n in notes],
+        notes=json.dumps([rec.redactor.value(n, 2048)[0] for n in notes],
                          ensure_ascii=False, default=str) if notes else None,
         duration_ms=round(outcome.duration * 1000, 3),
         event=event_json, result=result_json, truncated=int(cut_event or cut_result),
@@ -142,6 +164,7 @@ def register_commands(cli: Any) -> None:
     cli.add_typer(make_app(), name="audit")
 
 
+@hookimpl
 def session_summary(ctx: Any) -> str:
     """One line for ``agenthooks replay``: where this session's records went and how many there are."""
     rec = _recorder(ctx)
@@ -153,6 +176,7 @@ def session_summary(ctx: Any) -> str:
         store.flush_pending()
         count = store.count(Query(session=sid))
     except AuditError as exc:
-        return f"audit log: {rec.path} unavailable ({exc}); {store.pending_count()} records pending in {store.pending}"
+        where = " or ".join(str(p) for p in store.pending_files)
+        return f"audit log: {store.display} unavailable ({exc}); {store.pending_count()} records pending in {where}"
     where = f" --session {sid}" if sid else ""
-    return f"audit log: {rec.path} ({count} records for this session; `agenthooks audit stats{where}`)"
+    return f"audit log: {store.display} ({count} records for this session; `agenthooks audit stats{where}`)"

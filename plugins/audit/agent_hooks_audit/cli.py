@@ -75,22 +75,25 @@ SessionOpt = Annotated[str | None, typer.Option("--session", help="Only this ses
 SinceOpt = Annotated[str | None, typer.Option("--since", help="From this time or age (2026-05-01, 2h, 7d).")]
 UntilOpt = Annotated[str | None, typer.Option("--until", help="Before this time or age.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
-DbOpt = Annotated[str | None, typer.Option("--db", metavar="PATH", help="The audit database to read.")]
+DbOpt = Annotated[str | None, typer.Option("--db", metavar="PATH|URL",
+                                           help="The audit database to read: a SQLite file or postgresql://...")]
 
 
 def resolve_store(db: str | None, ctx: typer.Context | None = None) -> AuditStore:
     """The database ``--db`` names, else the one the hooks write to under the current settings."""
-    from .options import db_path, resolve
+    from .options import resolve, target
     from .store import store_for
 
     if db:
-        return store_for(Path(db).expanduser().absolute())
+        from .store import is_url
+
+        return store_for(db if is_url(db) else Path(db).expanduser().absolute())
     config: Any = {}
     root = ctx.find_root().obj if ctx is not None else None
     cwd = getattr(root, "cwd", None)
     import os
 
-    if not os.environ.get("AGENT_HOOKS_AUDIT_DB"):
+    if not (os.environ.get("AGENT_HOOKS_AUDIT_DB") or os.environ.get("AGENT_HOOKS_AUDIT_URL")):
         from agent_hooks_core import Runtime
 
         rt = Runtime.from_settings(cwd=cwd, settings_path=getattr(root, "settings_path", None),
@@ -98,7 +101,7 @@ def resolve_store(db: str | None, ctx: typer.Context | None = None) -> AuditStor
         if "audit" in rt.plugins:
             config = rt.context("audit").config
     resolved = resolve(config)
-    return store_for(db_path(resolved, cwd), float(resolved["busy_timeout"]))
+    return store_for(target(resolved, cwd), float(resolved["busy_timeout"]))
 
 
 # -- rendering ------------------------------------------------------------------------------------
@@ -211,7 +214,13 @@ def print_stats(stats: dict[str, Any], store: AuditStore) -> None:
     console = _console()
     d = stats["decisions"]
     console.print(f"{stats['total']} events in {stats['sessions']} session(s) — " + ", ".join(
-        f"{d[k]} {k}" for k in DECISIONS) + f"; {stats['errors']} errors   [dim]({_esc(str(store.path))})[/]")
+        f"{d[k]} {k}" for k in DECISIONS) + f"; {stats['errors']} errors   [dim]({_esc(store.display)})[/]")
+    if stats.get("pending"):
+        console.print(f"[yellow]{stats['pending']} records pending[/] (not yet in the database: "
+                      + _esc(" / ".join(str(p) for p in store.pending_files)) + ")")
+    if stats.get("lost"):
+        console.print(f"[bold red]{stats['lost']} records lost[/] (neither the database nor a pending file "
+                      "could be written)")
     if not stats["by_plugin"]:
         return
     table = Table(header_style="bold")
@@ -234,22 +243,21 @@ def make_app() -> typer.Typer:
     def path_cmd(ctx: typer.Context, db: DbOpt = None) -> None:
         """Print where the audit database is."""
         store = resolve_store(db, ctx)
-        print(store.path)
+        print(store.display)
 
     @app.command("tail")
     def tail_cmd(
         ctx: typer.Context, db: DbOpt = None,
-        lines: Annotated[int, typer.Option("-n", "--lines", help="Show the last N records first.")] = 10,
+        lines: Annotated[int, typer.Option("-n", "--lines", min=0, help="Show the last N records first.")] = 10,
         follow: Annotated[bool, typer.Option("--follow/--no-follow", help="Keep printing new records.")] = True,
         interval: Annotated[float, typer.Option("--interval", help="Seconds between polls.")] = 0.5,
         hook: HookOpt = None, plugin: PluginOpt = None, decision: DecisionOpt = None, session: SessionOpt = None,
-        as_json: JsonOpt = False,
+        since: SinceOpt = None, until: UntilOpt = None, as_json: JsonOpt = False,
     ) -> None:
         """Show the latest records and follow new ones (Ctrl-C stops)."""
         store = resolve_store(db, ctx)
-        query = Filters(hook, plugin, decision, session, None, None).query(store)
-        if not store.path.exists():
-            store.connect()  # following an empty log: create it so the writers find it set up
+        query = Filters(hook, plugin, decision, session, since, until).query(store)
+        store.ensure()  # following an empty log: create it so the writers find it set up
         rows = list(store.rows(query, limit=lines, newest_first=True))[::-1]
         emit = _line_printer(as_json)
         for row in rows:
@@ -266,7 +274,7 @@ def make_app() -> typer.Typer:
     def search_cmd(
         ctx: typer.Context, db: DbOpt = None, hook: HookOpt = None, plugin: PluginOpt = None,
         decision: DecisionOpt = None, session: SessionOpt = None, since: SinceOpt = None, until: UntilOpt = None,
-        limit: Annotated[int, typer.Option("--limit", help="At most this many (the newest).")] = 50,
+        limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many (the newest).")] = 50,
         as_json: JsonOpt = False,
     ) -> None:
         """Find records by hook, plugin, decision, session and time."""
@@ -285,7 +293,10 @@ def make_app() -> typer.Typer:
         store = resolve_store(db, ctx)
         query = Filters(hook, plugin, decision, session, since, until).query(store)
         stats = compute_stats(store.rows(query))
-        stats["db"] = str(store.path)
+        stats["db"] = store.display
+        # what is not in the database: waiting in a pending file, or lost for good (counted, not hidden)
+        stats["pending"] = store.pending_count()
+        stats["lost"] = store.lost_count()
         if as_json:
             sys.stdout.write(json.dumps(stats, indent=2) + "\n")
         else:
@@ -298,8 +309,13 @@ def make_app() -> typer.Typer:
         output: Annotated[str | None, typer.Option("--output", "-o", help="Write here (default: stdout).")] = None,
         hook: HookOpt = None, plugin: PluginOpt = None, decision: DecisionOpt = None, session: SessionOpt = None,
         since: SinceOpt = None, until: UntilOpt = None,
+        as_json: Annotated[bool, typer.Option("--json", help="JSON lines (the same as --format jsonl).")] = False,
     ) -> None:
         """Write the records (oldest first) as JSON lines or CSV."""
+        if as_json:
+            if fmt not in ("jsonl", "json"):
+                raise AuditError(f"--json and --format {fmt} disagree: pick one")
+            fmt = "jsonl"
         if fmt not in ("jsonl", "csv"):
             raise AuditError(f"--format must be jsonl or csv, not {fmt!r}")
         store = resolve_store(db, ctx)
@@ -314,6 +330,60 @@ def make_app() -> typer.Typer:
             if output:
                 out.close()
 
+    @app.command("report")
+    def report_cmd(
+        ctx: typer.Context,
+        html_file: Annotated[str, typer.Option("--html", metavar="FILE", help="Write the page here.")],
+        db: DbOpt = None, hook: HookOpt = None, plugin: PluginOpt = None, decision: DecisionOpt = None,
+        session: SessionOpt = None, since: SinceOpt = None, until: UntilOpt = None,
+    ) -> None:
+        """A self-contained HTML page: calls, blocks and latency per hook and plugin over time."""
+        from .report import render, report_data
+
+        store = resolve_store(db, ctx)
+        query = Filters(hook, plugin, decision, session, since, until).query(store)
+        data = report_data(store.rows(query))
+        try:
+            Path(html_file).write_text(render(data, store.display), encoding="utf-8")
+        except OSError as exc:
+            raise AuditError(f"--html {html_file}: {exc.strerror or exc}") from None
+        print(f"wrote {html_file} ({data['stats']['total']} calls)")
+
+    @app.command("browse")
+    def browse_cmd(
+        ctx: typer.Context, db: DbOpt = None,
+        host: Annotated[str, typer.Option("--host", help="Address to serve on.")] = "127.0.0.1",
+        port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to serve on.")] = 8001,
+        open_browser: Annotated[bool, typer.Option("--open/--no-open", help="Open a browser.")] = True,
+        get: Annotated[str | None, typer.Option("--get", metavar="PATH",
+                                                help="Print datasette's answer for PATH and exit.")] = None,
+    ) -> None:
+        """Browse the audit log in datasette (pip install 'agent-hooks-audit[browse]')."""
+        import importlib.util
+        import subprocess
+        import tempfile
+
+        from .browse import command
+        from .store import AuditStore
+
+        store = resolve_store(db, ctx)
+        if not isinstance(store, AuditStore):
+            raise AuditError("audit browse reads the SQLite store; for PostgreSQL use its own tools, or "
+                             "`agenthooks audit export` / `audit report`")
+        if importlib.util.find_spec("datasette") is None:
+            raise AuditError("audit browse needs datasette: pip install 'agent-hooks-audit[browse]'")
+        store.ensure()
+        with tempfile.TemporaryDirectory(prefix="agent-hooks-browse-") as tmp:
+            args = command(store.path, Path(tmp) / "metadata.json", host, port, open_browser, get)
+            if not get:
+                print(f"serving {store.path} on http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr)
+            try:
+                code = subprocess.call(args)
+            except KeyboardInterrupt:
+                code = 0
+        if code:
+            raise typer.Exit(code)
+
     @app.command("prune")
     def prune_cmd(
         ctx: typer.Context, db: DbOpt = None,
@@ -322,7 +392,7 @@ def make_app() -> typer.Typer:
     ) -> None:
         """Delete old records now (the hooks do it hourly per retention_days)."""
         store = resolve_store(db, ctx)
-        print(f"deleted {store.prune(older_than)} records older than {older_than:g} days from {store.path}")
+        print(f"deleted {store.prune(older_than)} records older than {older_than:g} days from {store.display}")
 
     return app
 

@@ -14,6 +14,12 @@ class AuditConfig(BaseModel):
 
     db: str | None = Field(None, description="the SQLite file (default: the user data directory's "
                                              "agent-hooks/audit.db, or $AGENT_HOOKS_HOME/audit.db)")
+    url: str | None = Field(None, description="a PostgreSQL database instead of the SQLite file: "
+                                              "postgresql://user:password@host/db (AGENT_HOOKS_AUDIT_URL overrides)")
+    connect_timeout: float = Field(5.0, gt=0, le=120, description="PostgreSQL: seconds to connect, and per "
+                                   "statement; past it records go to the local spool")
+    queue_size: int = Field(10000, ge=1, description="PostgreSQL: records buffered in memory for the background "
+                            "writer; past it they go straight to the local spool")
     retention_days: float | None = Field(90.0, ge=0, description="records older than this are deleted "
                                                                  "(checked hourly); 0 or null keeps everything")
     redact_patterns: list[str] = Field(default_factory=list, description="extra regexes to redact before "
@@ -23,6 +29,13 @@ class AuditConfig(BaseModel):
     max_payload_chars: int = Field(65536, ge=256, description="event and result are each cut to about this size")
     exclude_hooks: list[str] = Field(default_factory=list, description="hooks not recorded (e.g. message_update)")
     busy_timeout: float = Field(5.0, gt=0, le=120, description="seconds a write waits for another process's lock")
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("url must start with postgresql:// (for a SQLite file use db)")
+        return value
 
     @field_validator("exclude_hooks")
     @classmethod

@@ -8,11 +8,15 @@ from pathlib import Path
 from typing import Any
 
 ENV_DB = "AGENT_HOOKS_AUDIT_DB"
+ENV_URL = "AGENT_HOOKS_AUDIT_URL"
 ENV_HOME = "AGENT_HOOKS_HOME"
 
 #: every setting of ``[plugins.audit]`` and its default (config.AuditConfig mirrors it)
 DEFAULTS: dict[str, Any] = {
     "db": None,
+    "url": None,
+    "connect_timeout": 5.0,
+    "queue_size": 10000,
     "retention_days": 90.0,
     "redact_patterns": [],
     "redact_keys": [],
@@ -45,6 +49,15 @@ def default_db() -> Path:
     return Path(platformdirs.user_data_dir("agent-hooks", appauthor=False)) / "audit.db"
 
 
+def target(config: Mapping[str, Any], cwd: str | None = None) -> str | Path:
+    """Where records go: ``$AGENT_HOOKS_AUDIT_URL``, else ``$AGENT_HOOKS_AUDIT_DB``, else ``url``, else
+    ``db`` (see :func:`db_path`). A ``postgresql://`` URL is returned as a string, a file as a Path."""
+    url = os.environ.get(ENV_URL) or (None if os.environ.get(ENV_DB) else config.get("url"))
+    if url:
+        return str(url)
+    return db_path(config, cwd)
+
+
 def db_path(config: Mapping[str, Any], cwd: str | None = None) -> Path:
     """Where the audit database is: ``$AGENT_HOOKS_AUDIT_DB``, else ``db`` from the settings, else
     :func:`default_db`. A relative path is taken from ``cwd``."""
@@ -55,3 +68,14 @@ def db_path(config: Mapping[str, Any], cwd: str | None = None) -> Path:
     if not path.is_absolute():
         path = Path(cwd or os.getcwd()) / path
     return path
+
+
+def fallback_pending(db: Path) -> Path:
+    """Where records for ``db`` wait when its own directory cannot be written (read-only): the user
+    state directory, one file per database."""
+    import hashlib
+
+    import platformdirs
+
+    digest = hashlib.sha256(str(db).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return Path(platformdirs.user_state_dir("agent-hooks", appauthor=False)) / "audit-pending" / f"{db.stem}-{digest}.jsonl"

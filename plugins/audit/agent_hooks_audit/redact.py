@@ -17,23 +17,29 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from agent_hooks_core.secret_formats import FORMATS
+from agent_hooks_core.secret_formats import FORMATS, HEURISTICS, SECRET_KEYS
 
-PATTERNS: list[tuple[str, str]] = [
-    *FORMATS,
-    ("bearer-token", r"(?i)\b(?:bearer|token)\s+(?P<secret>[A-Za-z0-9._~+/-]{12,}=*)"),
-    ("basic-auth", r"(?i)\bbasic\s+(?P<secret>[A-Za-z0-9+/]{12,}=*)"),
-    ("password", r"(?i)\b[\w.-]*(?:password|passwd|pwd)[\w.-]*[\"']?\s*[=:]\s*[\"']?(?P<secret>[^\s\"'&,;]{2,})"),
-    ("secret-assignment", r"(?i)\b[\w.-]*(?:secret|token|api_?key|access_?key|private_?key|credential)[\w.-]*"
-                          r"[\"']?\s*[=:]\s*[\"']?(?P<secret>[A-Za-z0-9_\-+/=.]{8,})"),
-]
+PATTERNS: list[tuple[str, str]] = [*FORMATS, *HEURISTICS]
 
-#: keys whose string values are always replaced (matched as words inside the key)
-SECRET_KEYS = ["password", "passwd", "pwd", "secret", "token", "api_key", "apikey", "access_key",
-               "private_key", "client_secret", "authorization", "cookie", "set-cookie", "credentials",
-               "x-api-key"]
+#: containers nested deeper than this are replaced by a marker (keeps the walk and json.dumps off the recursion limit)
+MAX_DEPTH = 64
 _TOKEN_TAIL = re.compile(r"[\w+/=.\-]+\Z")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+#: a lone surrogate (from ``\\ud800`` in JSON, or invalid UTF-8 decoded with surrogateescape), and NUL,
+#: which PostgreSQL's text refuses
+_SURROGATE = re.compile("[\x00\ud800-\udfff]")
+
+
+#: str.translate table: every lone surrogate to U+FFFD (for text already in JSON, where an escape would decode back)
+JSON_SAFE = {c: 0xFFFD for c in range(0xD800, 0xE000)}
+
+
+def clean_text(text: str) -> str:
+    """``text`` that every store can take: a lone surrogate (or NUL) becomes its escape (``\\ud800``), so
+    the evidence is kept and the record can be written (SQLite, PostgreSQL and the spool files refuse it)."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
 class Redactor:
@@ -48,6 +54,7 @@ class Redactor:
         return self._secret_key.search(_CAMEL.sub("_", key).lower()) is not None
 
     def text(self, text: str) -> str:
+        text = clean_text(text)
         for name, rx in self.patterns:
             if rx.search(text) is None:
                 continue
@@ -65,14 +72,28 @@ class Redactor:
         return text
 
     def value(self, obj: Any, budget: int) -> tuple[Any, bool]:
-        """(``obj`` with secrets replaced and cut to about ``budget`` characters, whether it was cut)"""
-        state = {"budget": budget, "cut": False}
-        return self._walk(obj, None, state), bool(state["cut"])
+        """(``obj`` with secrets replaced and cut to about ``budget`` characters, whether it was cut).
 
-    def _walk(self, obj: Any, key: str | None, state: dict[str, Any]) -> Any:
+        Keys are redacted like values (a secret used as a key is still a secret), and every scalar
+        below a secret-looking key is replaced, whatever its type or depth."""
+        state = {"budget": budget, "cut": False}
+        return self._walk(obj, False, state, 0), bool(state["cut"])
+
+    def _key(self, key: Any, taken: dict[str, Any]) -> str:
+        clean = self.text(str(key))
+        n = 1
+        while clean in taken:  # two secrets redacted to the same marker keep both values
+            n += 1
+            clean = f"{self.text(str(key))}#{n}"
+        return clean
+
+    def _walk(self, obj: Any, secret: bool, state: dict[str, Any], depth: int) -> Any:
         if obj is None or isinstance(obj, bool):
             return obj
-        if key is not None and isinstance(obj, str) and self.secret_key(key):
+        if depth > MAX_DEPTH and isinstance(obj, (dict, list, tuple, set, frozenset)):
+            state["cut"] = True  # hostile nesting: the record is kept, the deep part is not
+            return f"…[nested deeper than {MAX_DEPTH}]"
+        if secret and isinstance(obj, (str, int, float, bytes)):
             return "[REDACTED:key]"
         if isinstance(obj, str):
             left = state["budget"]
@@ -94,20 +115,23 @@ class Redactor:
                     out["…"] = f"{len(obj) - len(out)} more keys"
                     state["cut"] = True
                     break
-                out[str(k)] = self._walk(v, str(k), state)
-                state["budget"] -= len(str(k)) + 4
+                raw = str(k)
+                out[self._key(raw, out)] = self._walk(v, secret or self.secret_key(raw), state, depth + 1)
+                state["budget"] -= len(raw) + 4
             return out
-        if isinstance(obj, (list, tuple)):
+        if isinstance(obj, (list, tuple, set, frozenset)):
             items = []
             for i, v in enumerate(obj):
                 if state["budget"] <= 0:
                     items.append(f"… {len(obj) - i} more items")
                     state["cut"] = True
                     break
-                items.append(self._walk(v, None, state))
+                items.append(self._walk(v, secret, state, depth + 1))
                 state["budget"] -= 2
             return items
         dump = getattr(obj, "model_dump", None)
         if callable(dump):
-            return self._walk(dump(mode="json"), key, state)
-        return self._walk(str(obj), key, state)
+            return self._walk(dump(mode="json"), secret, state, depth)
+        if isinstance(obj, bytes):
+            obj = obj.decode("utf-8", "backslashreplace")
+        return self._walk(str(obj), secret, state, depth)

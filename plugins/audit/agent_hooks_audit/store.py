@@ -22,13 +22,12 @@ from typing import Any
 
 from agent_hooks_core import AgentHooksError
 
-SCHEMA_VERSION = 1
 COLUMNS = ("ts", "kind", "hook", "decision", "decided_by", "reason", "answered", "handlers", "errors",
            "error_count", "notes", "duration_ms", "host", "session", "cwd", "pid", "event", "result",
-           "truncated")
+           "truncated", "uid")
 #: columns holding JSON text
 JSON_COLUMNS = ("answered", "handlers", "errors", "notes", "event", "result")
-_SCHEMA = f"""
+_SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY,
     ts REAL NOT NULL,              -- unix time
@@ -39,7 +38,7 @@ CREATE TABLE IF NOT EXISTS events (
     reason TEXT,
     answered TEXT,                 -- JSON list: plugins whose answer counted
     handlers TEXT,                 -- JSON list: plugins called
-    errors TEXT,                   -- JSON list of {{plugin, hook, message, kind}}
+    errors TEXT,                   -- JSON list of {plugin, hook, message, kind}
     error_count INTEGER NOT NULL DEFAULT 0,
     notes TEXT,                    -- JSON list: runtime notes and plugins' audit_notes
     duration_ms REAL,
@@ -55,12 +54,40 @@ CREATE INDEX IF NOT EXISTS events_ts ON events(ts);
 CREATE INDEX IF NOT EXISTS events_session ON events(session, id);
 CREATE INDEX IF NOT EXISTS events_hook ON events(hook, id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
-PRAGMA user_version = {SCHEMA_VERSION};
 """
-_INSERT = f"INSERT INTO events ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+#: versioned migrations, applied in order by the first process that opens an older file (``PRAGMA
+#: user_version`` holds the version). Plain SQL, no migration tool: two tables, and the hook's
+#: write path must not import one.
+MIGRATIONS: list[tuple[int, str]] = [
+    (1, _SCHEMA),
+    # 2: a unique key per record, so a record kept pending and moved twice is stored once
+    (2, "ALTER TABLE events ADD COLUMN uid TEXT;\n"
+        "CREATE UNIQUE INDEX IF NOT EXISTS events_uid ON events(uid);"),
+]
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+_INSERT = f"INSERT OR IGNORE INTO events ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 #: after a failure, how long records go straight to the pending file before the database is tried again
 RETRY_AFTER = 10.0
 PRUNE_EVERY = 3600.0
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the file to :data:`SCHEMA_VERSION` under a write lock (processes may race); returns
+    the version found."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        found = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        for version, script in MIGRATIONS:
+            if version > found:
+                for statement in script.split(";\n"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {version}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return found
 
 
 class AuditError(AgentHooksError):
@@ -92,7 +119,14 @@ class Query:
     after_id: int | None = None
     kinds: Sequence[str] = field(default_factory=tuple)
 
-    def where(self) -> tuple[str, list[Any]]:
+    def where(self, dialect: str = "sqlite") -> tuple[str, list[Any]]:
+        """The WHERE clause and its arguments; ``dialect="pg"`` gives PostgreSQL's placeholders."""
+        sql, args = self._where()
+        if dialect == "pg":
+            sql = sql.replace("instr(", "strpos(").replace("?", "%s")
+        return sql, args
+
+    def _where(self) -> tuple[str, list[Any]]:
         clauses: list[str] = []
         args: list[Any] = []
         if self.hook:
@@ -136,6 +170,9 @@ class AuditStore:
         self._down_reason = ""
         self.written = 0
         """records this process wrote (or kept pending)"""
+        self.lost = 0
+        """records this process could neither write nor keep pending"""
+        self.lost_unrecorded = 0
 
     # -- connection ---------------------------------------------------------------------------
 
@@ -157,12 +194,21 @@ class AuditStore:
                     conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
                 if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-                    conn.executescript(_SCHEMA)
+                    migrate(conn)
             except sqlite3.Error as exc:
                 conn.close()
                 raise AuditError(describe(self.path, exc)) from None
             self._conn, self._pid = conn, os.getpid()
             return conn
+
+    @property
+    def display(self) -> str:
+        return str(self.path)
+
+    def ensure(self) -> None:
+        """Create the database (following an empty log: so the writers find it set up)."""
+        if not self.path.exists():
+            self.connect()
 
     def close(self) -> None:
         with self._lock:
@@ -173,63 +219,132 @@ class AuditStore:
     # -- writing --------------------------------------------------------------------------------
 
     def add(self, record: dict[str, Any], retention_days: float | None = None) -> None:
-        """Store one record; on failure keep it pending and raise :class:`AuditError`."""
+        """Store one record; on failure keep it pending (or count it lost) and raise :class:`AuditError`."""
         row = tuple(record.get(c) for c in COLUMNS)
         with self._lock:
             self.written += 1
             if time.monotonic() < self._down_until:
-                self._keep_pending(record)
-                raise AuditError(f"{self._down_reason}; the event was kept in {self.pending}")
+                raise AuditError(f"{self._down_reason}; {self._keep_pending(record)}")
             try:
                 conn = self.connect()
                 if self._has_pending():
                     self._flush_pending(conn)
                 conn.execute(_INSERT, row)
+                if self.lost_unrecorded:
+                    self._record_losses(conn)
                 if retention_days:
                     self._maybe_prune(conn, retention_days)
-            except (AuditError, sqlite3.Error, OSError) as exc:
+            except (AuditError, sqlite3.Error, OSError, ValueError) as exc:
+                # ValueError: text SQLite cannot take (the recorder cleans it; this is the last guard)
                 self._down_reason = str(exc) if isinstance(exc, AuditError) else describe(self.path, exc)
                 self._down_until = time.monotonic() + RETRY_AFTER
                 if not isinstance(exc, AuditError):
                     self.close()  # a corrupt file can look fine until the first write
-                self._keep_pending(record)
-                raise AuditError(f"{self._down_reason}; the event was kept in {self.pending}") from None
+                raise AuditError(f"{self._down_reason}; {self._keep_pending(record)}") from None
 
-    def _keep_pending(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
-        with contextlib.suppress(OSError), _locked(self.pending, "a") as fh:
-            fh.write(line)
+    def add_many(self, records: list[dict[str, Any]]) -> None:
+        """Store ``records`` in one transaction (the PostgreSQL spool); on failure one by one, each
+        kept pending or counted lost as :meth:`add` does. Never raises."""
+        rows = [tuple(r.get(c) for c in COLUMNS) for r in records]
+        with self._lock:
+            try:
+                conn = self.connect()
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    conn.executemany(_INSERT, rows)
+                    conn.execute("COMMIT")
+                    return
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+            except (AuditError, sqlite3.Error, OSError, ValueError):
+                pass
+        for record in records:
+            with contextlib.suppress(AuditError):
+                self.add(record)
+
+    def head(self, limit: int) -> list[dict[str, Any]]:
+        """The oldest ``limit`` records (raw columns), for replaying a spool in order."""
+        cur = self.connect().execute(f"SELECT {', '.join(COLUMNS)} FROM events ORDER BY id LIMIT {int(limit)}")
+        return [dict(zip(COLUMNS, values, strict=True)) for values in cur]
+
+    def delete_uids(self, uids: list[str]) -> None:
+        """Remove replayed records (by uid: ids may be reused once the table was empty)."""
+        conn = self.connect()
+        for i in range(0, len(uids), 500):
+            part = uids[i:i + 500]
+            conn.execute(f"DELETE FROM events WHERE uid IN ({', '.join('?' * len(part))})", part)
+
+    @property
+    def pending_files(self) -> list[Path]:
+        """Where records wait while the database cannot be written: next to it, else (a read-only
+        directory) in the user state directory."""
+        from .options import fallback_pending
+
+        return [self.pending, fallback_pending(self.path)]
+
+    def _keep_pending(self, record: dict[str, Any]) -> str:
+        """Append ``record`` to the first pending file that takes it; returns what happened, truthfully."""
+        line = json.dumps(record, ensure_ascii=False, default=str).encode("utf-8", "backslashreplace") + b"\n"
+        failures = []
+        for path in self.pending_files:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with _locked(path, "ab") as fh:
+                    fh.write(line)
+                return f"the event was kept in {path}"
+            except OSError as exc:
+                failures.append(f"{path}: {exc.strerror or exc}")
+        self.lost += 1
+        self.lost_unrecorded += 1
+        return (f"the event was LOST: it could not be kept in {' nor in '.join(failures)} "
+                f"({self.lost} lost by this process)")
+
+    def _record_losses(self, conn: sqlite3.Connection) -> None:
+        """Count this process's lost records in the database (``audit stats`` shows the total)."""
+        conn.execute("INSERT INTO meta (key, value) VALUES ('lost', ?) ON CONFLICT(key) DO UPDATE "
+                     "SET value = CAST(CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER) AS TEXT)",
+                     (str(self.lost_unrecorded),))
+        self.lost_unrecorded = 0
 
     def _flush_pending(self, conn: sqlite3.Connection) -> int:
-        """Move records kept while the database was unavailable into it; returns how many."""
+        """Move records kept while the database was unavailable into it, oldest file first; returns how many."""
+        moved = 0
+        for path in self.pending_files:
+            moved += self._flush_file(conn, path)
+        return moved
+
+    def _flush_file(self, conn: sqlite3.Connection, path: Path) -> int:
         try:
-            with _locked(self.pending, "r+") as fh:
-                lines = fh.read().splitlines()
+            with _locked(path, "rb+") as fh:
                 rows = []
-                for line in lines:
+                for line in fh.read().splitlines():
                     with contextlib.suppress(ValueError):
-                        rec = json.loads(line)
+                        rec = json.loads(line.decode("utf-8", "replace"))
                         rows.append(tuple(rec.get(c) for c in COLUMNS))
                 if rows:
                     conn.execute("BEGIN IMMEDIATE")
                     try:
-                        conn.executemany(_INSERT, rows)
+                        conn.executemany(_INSERT, rows)  # uid: a row moved before (crash before truncate) is skipped
                         conn.execute("COMMIT")
                     except sqlite3.Error:
                         conn.execute("ROLLBACK")
                         raise
                 fh.seek(0)
                 fh.truncate()
-        except FileNotFoundError:
+        except OSError:  # missing (nothing pending) or unreadable: left for a process that can
             return 0
         # the emptied file stays: a writer may hold it open, waiting for the lock
         return len(rows)
 
     def _has_pending(self) -> bool:
-        try:
-            return self.pending.stat().st_size > 0
-        except OSError:
-            return False
+        for path in self.pending_files:
+            try:
+                if path.stat().st_size > 0:
+                    return True
+            except OSError:
+                pass
+        return False
 
     def flush_pending(self) -> int:
         with self._lock:
@@ -241,11 +356,23 @@ class AuditStore:
                 raise AuditError(describe(self.path, exc)) from None
 
     def pending_count(self) -> int:
-        try:
-            with open(self.pending, encoding="utf-8") as fh:
-                return sum(1 for line in fh if line.strip())
-        except OSError:
-            return 0
+        total = 0
+        for path in self.pending_files:
+            try:
+                with open(path, "rb") as fh:
+                    total += sum(1 for line in fh if line.strip())
+            except OSError:
+                pass
+        return total
+
+    def lost_count(self) -> int:
+        """Records lost for good (no database, no pending file could take them), as counted in the
+        database plus those this process has not been able to count there yet."""
+        recorded = 0
+        with contextlib.suppress(AuditError, sqlite3.Error, TypeError, ValueError):
+            row = self.connect(create=False).execute("SELECT value FROM meta WHERE key = 'lost'").fetchone()
+            recorded = int(row[0]) if row else 0
+        return recorded + self.lost_unrecorded
 
     def _maybe_prune(self, conn: sqlite3.Connection, retention_days: float) -> None:
         now = time.time()
@@ -309,7 +436,7 @@ class AuditStore:
 @contextlib.contextmanager
 def _locked(path: Path, mode: str) -> Iterator[Any]:
     """Open ``path`` holding an exclusive lock where the platform has one (POSIX ``flock``)."""
-    fh = open(path, mode, encoding="utf-8")  # noqa: SIM115
+    fh = open(path, mode) if "b" in mode else open(path, mode, encoding="utf-8")  # noqa: SIM115
     try:
         try:
             import fcntl
@@ -322,15 +449,27 @@ def _locked(path: Path, mode: str) -> Iterator[Any]:
         fh.close()
 
 
-_STORES: dict[tuple[str, float], AuditStore] = {}
+_STORES: dict[tuple[Any, ...], Any] = {}
 _STORES_LOCK = threading.Lock()
 
 
-def store_for(path: Path, busy_timeout: float = 5.0) -> AuditStore:
-    """The process-wide store of ``path`` (one connection per database per process)."""
-    key = (str(path), busy_timeout)
+def is_url(target: str | Path) -> bool:
+    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
+
+
+def store_for(target: str | Path, busy_timeout: float = 5.0, **pg_options: Any) -> Any:
+    """The process-wide store of ``target``: a SQLite file (:class:`AuditStore`, one connection per
+    database per process) or a ``postgresql://`` URL (:class:`agent_hooks_audit.pg.PgStore`, one
+    pool and one background writer per process). Both answer the same calls."""
+    key = (str(target), busy_timeout, *sorted(pg_options.items()))
     with _STORES_LOCK:
         store = _STORES.get(key)
         if store is None:
-            store = _STORES[key] = AuditStore(path, busy_timeout)
+            if is_url(target):
+                from .pg import PgStore
+
+                store = PgStore(str(target), **pg_options)
+            else:
+                store = AuditStore(Path(target), busy_timeout)
+            _STORES[key] = store
         return store

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .policy import Check, Policy
 
 __all__ = ["plugin_config_model", "pre_api_tools", "pre_fetch_url", "pre_file_read", "pre_file_write",
-           "pre_shell_exec", "pre_tool", "pre_tool_output"]
+           "pre_shell_exec", "pre_tool", "pre_tool_output", "register_commands"]
 
 #: how long a "yes" from the user covers the same command, path or URL (a host may fire pre_tool
 #: and then pre_shell_exec for one call: the user is asked once)
@@ -154,3 +154,10 @@ def plugin_config_model() -> Any:
     from .config import GuardConfig
 
     return GuardConfig
+
+
+@hookimpl
+def register_commands(cli: Any) -> None:
+    from .cli import make_app
+
+    cli.add_typer(make_app(), name="guard")

@@ -22,6 +22,15 @@ RULES: dict[str, str] = {
     "url": "fetching a denied URL (cloud metadata, paste/exfiltration sites, file:, embedded credentials)",
     "nesting": "commands nested too deeply to analyse (bash -c inside bash -c ... 24 levels)",
     "deny-commands": "a command matching one of your `deny_commands` patterns",
+    "secret-exfiltration": "the environment or a secret file sent over the network (env | curl, tar ~/.ssh | nc)",
+    "agent-config": "writing agent-hooks' settings or trust store, or a host's hook configuration (switching the "
+                    "guard off)",
+    "dynamic-exec": "text built at run time and executed (eval \"$(...)\", exec(b64decode(...)), $(cmd) as a "
+                    "command name): decided by policy, never analysed",
+    "too-large": "a command over `max_command_bytes`: only a prefix is analysed, and the command is blocked",
+    "pack-error": "an installed rule pack (entry point agent_hooks_guard.packs) failed to load: commands fail closed",
+    "unreadable-command": "a shell tool's command that is neither text nor a list of words (fails closed)",
+    "powershell": "PowerShell: Remove-Item -Recurse of a broad path, Format-Volume, Stop-Computer, iex (iwr ...)",
 }
 
 PROTECTED_BRANCHES = ["main", "master"]
@@ -32,11 +41,22 @@ _CREDENTIALS = [".netrc", ".npmrc", ".pypirc", ".git-credentials", ".aws/credent
                 ".docker/config.json", ".kube/config", "~/.gnupg/", "~/.config/gcloud/", "credentials.json",
                 ".htpasswd"]
 
+#: system files and directories: accounts, sudoers, boot, binaries, cron
+_SYSTEM = ["/etc/", "/boot/", "/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/lib/", "/lib/", "/lib64/",
+           "/var/spool/cron/", "/System/", "/Library/LaunchDaemons/"]
 PROTECT_WRITE = [".env", ".env.*", ".git/", "~/.ssh/", *_KEYS, *_CREDENTIALS,
-                 "~/.bashrc", "~/.bash_profile", "~/.zshrc", "~/.profile"]
+                 "~/.bashrc", "~/.bash_profile", "~/.zshrc", "~/.profile", *_SYSTEM]
 PROTECT_READ = [".env", ".env.*", "~/.ssh/", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "*.key", "*.p12",
                 "*.pfx", *_CREDENTIALS]
-_ENV_TEMPLATES = [".env.example", ".env.sample", ".env.template", ".env.dist"]
+#: templates (and copies of them: `.env.sample.bak`) hold no secrets
+_ENV_TEMPLATES = [".env.example", ".env.sample", ".env.template", ".env.dist", ".env.example.*", ".env.sample.*",
+                  ".env.template.*", ".env.dist.*"]
+#: agent-hooks' own settings and the hosts' hook configurations: an agent that writes one of these can
+#: switch the guard off in two tool calls (the user's settings.toml and trust.json are added at run time,
+#: wherever AGENT_HOOKS_HOME or the platform puts them)
+AGENT_CONFIG = [".agent-hooks/*.toml", ".claude/settings*.json", ".codex/hooks.json", ".codex/config.toml",
+                ".gemini/settings.json", ".cursor/hooks.json", ".pi/", ".omp/", ".opencode/plugin/",
+                ".opencode/plugins/", ".config/opencode/plugin/", ".config/opencode/plugins/"]
 ALLOW_WRITE = list(_ENV_TEMPLATES)
 ALLOW_READ = [*_ENV_TEMPLATES, "*.pub", "~/.ssh/known_hosts"]
 
@@ -50,16 +70,20 @@ URL_DENY = [
 URL_SCHEMES = ["http", "https"]
 
 SHELL_TOOLS = ["bash", "shell", "shell_exec", "run_command", "run_shell_command", "exec_command",
-               "execute_command", "terminal"]
+               "execute_command", "terminal", "local_shell", "powershell", "pwsh", "run_powershell"]
 WRITE_TOOLS = ["write", "edit", "multiedit", "write_file", "file_edit", "edit_file", "create_file",
-               "notebookedit", "replace", "delete_file"]
+               "notebookedit", "replace", "delete_file", "apply_patch"]
 READ_TOOLS = ["read", "read_file", "file_head", "file_tail", "file_lines", "file_grep", "read_many_files",
               "view"]
 FETCH_TOOLS = ["fetch_url", "fetch", "web_fetch", "webfetch", "http_request"]
 #: hidden from sub-agents (chibi's recursion_depth > 0): they run with nobody to ask
 SUBAGENT_EXCLUDE_TOOLS = [*SHELL_TOOLS, *WRITE_TOOLS]
 
-COMMAND_KEYS = ("command", "cmd", "script")
+COMMAND_KEYS = ("command", "cmd", "script", "argv")
+#: where apply_patch-style tools carry the patch text
+PATCH_KEYS = ("input", "patch", "diff")
+#: commands larger than this are blocked as too-large after analysing this much of them
+MAX_COMMAND_BYTES = 65536
 PATH_KEYS = ("path", "file_path", "filename", "file", "notebook_path", "target_file")
 URL_KEYS = ("url", "uri")
 
@@ -68,6 +92,9 @@ DEFAULTS: dict[str, object] = {
     "mode": "enforce",
     "ask": True,
     "disable_rules": [],
+    "disable_packs": [],
+    "packs": {},
+    "max_command_bytes": MAX_COMMAND_BYTES,
     "deny_commands": [],
     "allow_commands": [],
     "protected_branches": PROTECTED_BRANCHES,
@@ -75,6 +102,7 @@ DEFAULTS: dict[str, object] = {
     "protect_read": PROTECT_READ,
     "allow_write": ALLOW_WRITE,
     "allow_read": ALLOW_READ,
+    "protect_agent_config": AGENT_CONFIG,
     "url_deny": URL_DENY,
     "url_allow": [],
     "url_schemes": URL_SCHEMES,

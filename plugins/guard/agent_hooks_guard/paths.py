@@ -11,10 +11,23 @@ Patterns (case-insensitive):
 
 from __future__ import annotations
 
+import fnmatch
+import functools
 import os
 import re
 
 _VAR = re.compile(r"\$(?:\{(HOME|PWD)\}|(HOME|PWD)\b)")
+
+
+def user_home(user: str) -> str:
+    """``~user``: that account's home directory, or ``/home/user`` when there is no such account
+    here (never derived from the home of whoever runs the guard: ``/root`` would make it ``/user``)."""
+    try:
+        import pwd
+
+        return pwd.getpwnam(user).pw_dir or f"/home/{user}"
+    except (ImportError, KeyError, ValueError, OSError):
+        return f"/home/{user}"
 
 
 def expand(word: str, cwd: str, home: str) -> str | None:
@@ -22,9 +35,9 @@ def expand(word: str, cwd: str, home: str) -> str | None:
     w = word
     if w == "~" or w.startswith("~/"):
         w = home + w[1:]
-    elif w.startswith("~"):
+    elif w.startswith("~") and len(w) > 1 and w[1] not in "+-":
         user, _, rest = w[1:].partition("/")
-        w = os.path.join(os.path.dirname(home.rstrip("/")) or "/", user, rest)
+        w = os.path.join(user_home(user), rest)
     if "$" in w:
         w = _VAR.sub(lambda m: home if (m.group(1) or m.group(2)) == "HOME" else cwd, w)
         if "$" in w:
@@ -93,6 +106,16 @@ def compile_patterns(patterns: list[str], home: str) -> list[tuple[str, re.Patte
     return compiled
 
 
+@functools.lru_cache(maxsize=4096)
+def _realpath(path: str) -> str:
+    """Symlinks resolved (cached: a command line names the same paths again and again, and a bridge
+    process lives for one decision)."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
+
+
 class PathRules:
     """Protected patterns and their exceptions."""
 
@@ -103,10 +126,7 @@ class PathRules:
     def match(self, path: str) -> str | None:
         """The protecting pattern, or None when the path is free (or an allowed exception)."""
         candidates = [path]
-        try:
-            real = os.path.realpath(path)
-        except (OSError, ValueError):
-            real = path
+        real = _realpath(path)
         if real != path:
             candidates.append(real)
         for cand in candidates:
@@ -117,6 +137,29 @@ class PathRules:
                     return pattern
         return None
 
+    def match_glob(self, path: str) -> str | None:
+        return _match_glob(self, path)
+
+
+#: secret file names a glob such as ``.e*`` or ``id_*`` could expand to
+_SECRET_SAMPLES = (".env", ".env.local", ".env.production", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", ".netrc",
+                   ".npmrc", ".pypirc", ".git-credentials", "credentials", "credentials.json", ".htpasswd",
+                   "server.key", "server.pem")
+
+
+def _match_glob(rules: PathRules, path: str) -> str | None:
+    """The protecting pattern of a secret file the glob ``path`` could name (``cat .en?``), or None.
+    A glob starting with a wildcard (``*``, ``*.txt``) is not judged: it matches no dot file."""
+    directory, _, base = path.rpartition("/")
+    if not base or base[0] in "*?[" or any(ch in directory for ch in "*?["):
+        return None
+    for sample in _SECRET_SAMPLES:
+        if fnmatch.fnmatchcase(sample, base):
+            pattern = rules.match(f"{directory}/{sample}")
+            if pattern:
+                return pattern
+    return None
+
 
 def broadness(word: str, cwd: str, home: str) -> str | None:
     """Why deleting ``word`` recursively would be broad, or None.
@@ -125,6 +168,11 @@ def broadness(word: str, cwd: str, home: str) -> str | None:
     or a glob over one of them; ``"project"`` for the working directory, its ancestors or a glob
     over them; ``"variable"`` for ``$X/`` or ``$X/*`` with X unknown (empty X means /).
     """
+    if word.startswith("~") and not word.startswith("~/") and word != "~":
+        # another account's home (``~bob``, ``~bob/``, ``~bob/*``) is broad whoever runs this
+        user, _, rest = word[1:].partition("/")
+        if user and not rest.strip("/*"):
+            return "root"
     path = expand(word, cwd, home)
     if path is None:
         return "variable" if re.fullmatch(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/+\*?", word) else None
@@ -139,6 +187,8 @@ def broadness(word: str, cwd: str, home: str) -> str | None:
         return "root"
     if path == home_n or home_n.startswith(path + "/"):
         return "root"
+    if os.path.dirname(path) in ("/home", "/Users", os.path.dirname(home_n)):
+        return "root"  # some account's home directory
     cwd_n = normalize(cwd, "/")
     if path == cwd_n or cwd_n.startswith(path + "/"):
         return "project"

@@ -4,19 +4,37 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+import shlex
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from . import defaults
 from .paths import PathRules, expand
-from .rules import RULES, Finding, fork_bomb
+from .rules import RULES, Finding, download_then_run, fork_bomb
 from .shell import parse
 
 if TYPE_CHECKING:
+    from .packs import Spec
     from .redact import Redactor
+    from .shell import Command
     from .urls import UrlRules
+
+#: rules that belong to no pack: they are about the analysis itself or about your own settings
+CORE_RULES = ("deny-commands",)
+_PATCH_PATHS = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$"
+                          r"|^\+\+\+ (?:[ab]/)?(.+?)(?:\t.*)?$", re.M)
+
+
+def patch_paths(text: str) -> list[str]:
+    """Paths an ``apply_patch`` body (``*** Update File: path``) or a unified diff (``+++ b/path``) writes."""
+    out = []
+    for m in _PATCH_PATHS.finditer(text[:defaults.MAX_COMMAND_BYTES * 16]):
+        path = next(g for g in m.groups() if g is not None)
+        if path != "/dev/null" and path not in out:
+            out.append(path)
+    return out
 
 
 @dataclass
@@ -27,6 +45,8 @@ class Check:
     """shell, read, write, url or '' (nothing the guard looks at)"""
     subject: str
     findings: list[Finding] = field(default_factory=list)
+    lines: dict[Finding, str] = field(default_factory=dict)
+    """for shell findings: the simple command (wrappers removed) each came from, for allow_commands"""
 
     @property
     def reason(self) -> str:
@@ -47,18 +67,55 @@ def resolve(raw: Any) -> dict[str, Any]:
     return {**defaults.DEFAULTS, **dump()}
 
 
+def _user_config_files() -> list[str]:
+    """The user's agent-hooks settings.toml and trust store, wherever they live."""
+    try:
+        from agent_hooks_core.settings import user_dir
+
+        base = str(user_dir())
+    except Exception:  # an older core without it: the usual place
+        base = os.path.join(os.path.expanduser("~"), ".config", "agent-hooks")
+    return [os.path.join(base, "settings.toml"), os.path.join(base, "trust.json")]
+
+
 class Policy:
     def __init__(self, config: Mapping[str, Any], cwd: str) -> None:
+        from .packs import all_packs
+
         c = config
         self.mode: str = c["mode"]
         self.ask: bool = c["ask"]
         self.cwd = cwd
         self.home = os.path.expanduser("~")
+        self.max_bytes: int = int(c["max_command_bytes"])
         disabled = set(c["disable_rules"])
-        self.rules = [(name, fn) for name, fn in RULES.items() if name not in disabled]
-        self.fork_bombs = "fork-bomb" not in disabled
-        self.paths_enabled = {"write": "protected-write" not in disabled, "read": "protected-read" not in disabled}
-        self.urls_enabled = "url" not in disabled
+        self.packs, self.pack_problems = all_packs(c["packs"])
+        off_packs = set(c["disable_packs"])
+        #: rule id -> pack name (explain says which pack to turn off)
+        self.rule_pack: dict[str, str] = {}
+        active: set[str] = set(CORE_RULES) - disabled
+        self.specs_by_name: dict[str, list[Spec]] = {}
+        self.glob_specs: list[Spec] = []
+        for pack in self.packs.values():
+            for rid in pack.rule_ids:
+                self.rule_pack.setdefault(rid, pack.name)
+            if pack.name in off_packs:
+                continue
+            active.update(r for r in pack.rules if r not in disabled)
+            for spec in pack.specs:
+                if spec.id in disabled:
+                    continue
+                for name in spec.command:
+                    if any(ch in name for ch in "*?["):
+                        self.glob_specs.append(spec)
+                    else:
+                        self.specs_by_name.setdefault(name.lower(), []).append(spec)
+        self.active = active
+        self.rules = [(name, fn) for name, fn in RULES.items() if name in active]
+        self.fork_bombs = "fork-bomb" in active
+        self.paths_enabled = {"write": "protected-write" in active, "read": "protected-read" in active}
+        self.agent_config_enabled = "agent-config" in active
+        self.urls_enabled = "url" in active
         self.deny_commands = [(p, re.compile(p)) for p in c["deny_commands"]]
         self.allow_commands = [re.compile(p) for p in c["allow_commands"]]
         self.protected_branches = list(c["protected_branches"])
@@ -80,6 +137,10 @@ class Policy:
         return PathRules(self._config["protect_read"], self._config["allow_read"], self.home)
 
     @cached_property
+    def agent_config_paths(self) -> PathRules:
+        return PathRules([*self._config["protect_agent_config"], *_user_config_files()], [], self.home)
+
+    @cached_property
     def urls(self) -> UrlRules:
         from .urls import UrlRules
 
@@ -99,29 +160,70 @@ class Policy:
             self._branch_value = (self._branch() if self._branch else None,)
         return self._branch_value[0]
 
+    def _specs_for(self, cmd: Command) -> Iterator[Spec]:
+        yield from self.specs_by_name.get(cmd.name.lower(), ())
+        yield from self.glob_specs
+
+    def command_findings(self, cmd: Command) -> list[Finding]:
+        """What the active rules say about one simple command (allow_commands already applied)."""
+        found: list[Finding] = []
+        for _, rule in self.rules:
+            for f in rule(cmd, self):
+                if f not in found:
+                    found.append(f)
+        for spec in self._specs_for(cmd):
+            for f in spec(cmd, self):
+                if f not in found:
+                    found.append(f)
+        return found
+
     def check_command(self, text: str, branch: Callable[[], str | None] | None = None) -> Check:
         self._branch, self._branch_value = branch, None
         findings: list[Finding] = []
+        subject = text
+        size = len(text) if len(text) * 4 <= self.max_bytes else len(text.encode("utf-8", "surrogatepass"))
+        if size > self.max_bytes:
+            if "too-large" in self.active:
+                findings.append(Finding("too-large", f"the command is {size} bytes, over max_command_bytes "
+                                                     f"({self.max_bytes}); only its first {self.max_bytes} were "
+                                                     f"analysed"))
+            text = text[:self.max_bytes]
+            subject = text[:200] + f"... ({size} bytes)"
+        for problem in self.pack_problems:  # a pack that should be in force is not: fail closed
+            findings.append(Finding("pack-error", problem))
         if self.fork_bombs:
             bomb = fork_bomb(text)
             if bomb:
                 findings.append(bomb)
-        for cmd in parse(text):
+        commands = parse(text)
+        lines: dict[Finding, str] = {}
+        for cmd in commands:
             line = " ".join(cmd.argv)
-            if any(rx.search(line) for rx in self.allow_commands):
+            if self.allow_commands and any(rx.search(line) for rx in self.allow_commands):
                 continue
-            for _, rule in self.rules:
-                for f in rule(cmd, self):
-                    if f not in findings:
-                        findings.append(f)
-        return Check("shell", text, findings)
+            for f in self.command_findings(cmd):
+                if cmd.via and f.rule not in ("dynamic-exec", "nesting"):
+                    f = Finding(f.rule, f"{f.reason} (run by {cmd.via})")
+                if f not in findings:
+                    findings.append(f)
+                    lines[f] = line
+        if "pipe-to-shell" in self.active:
+            ran = download_then_run(commands)
+            if ran and ran not in findings:
+                findings.append(ran)
+        return Check("shell", subject, findings, lines)
 
     def check_path(self, path: str, write: bool) -> Check:
         kind = "write" if write else "read"
         check = Check(kind, path)
+        full = expand(path, self.cwd, self.home) or path
+        if write and self.agent_config_enabled:
+            pattern = self.agent_config_paths.match(full)
+            if pattern:
+                check.findings.append(Finding("agent-config", f"{path} configures agent-hooks or the agent's hooks "
+                                                              f"({pattern}): writing it could switch the guard off"))
         if not self.paths_enabled[kind]:
             return check
-        full = expand(path, self.cwd, self.home) or path
         pattern = (self.write_paths if write else self.read_paths).match(full)
         if pattern:
             what = "is protected" if write else "holds secrets"
@@ -139,11 +241,17 @@ class Policy:
                    branch: Callable[[], str | None] | None = None) -> Check:
         name = tool_name.lower()
         if name in self.tools["shell"]:
-            command = _first_str(arguments, defaults.COMMAND_KEYS)
+            command = command_text(arguments)
+            if isinstance(command, Finding):
+                return Check("shell", repr(arguments)[:200], [command])
             return self.check_command(command, branch) if command is not None else Check("", "")
         for kind, write in (("write", True), ("read", False)):
             if name in self.tools[kind]:
                 paths = _paths(arguments)
+                if write:
+                    for key in defaults.PATCH_KEYS:
+                        if isinstance(arguments.get(key), str):
+                            paths += patch_paths(arguments[key])
                 checks = [self.check_path(p, write) for p in paths]
                 bad = [c for c in checks if c.findings]
                 return bad[0] if bad else (checks[0] if checks else Check("", ""))
@@ -164,6 +272,33 @@ class Policy:
         if self.redactor is None:
             return text, []
         return self.redactor.redact(text)
+
+
+def command_text(arguments: Mapping[str, Any]) -> str | Finding | None:
+    """A shell tool's command as one line of shell: a string as is; an argv list (``["bash", "-lc",
+    "..."]``, Codex's ``shell``) quoted word by word; a value of any other type (or a list holding
+    one) a finding, since a gating check that cannot read its subject must not allow it."""
+    for key in defaults.COMMAND_KEYS:
+        if key not in arguments:
+            continue
+        value = arguments[key]
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            if value[0] == "apply_patch" and len(value) == 2:
+                return "apply_patch " + shlex.quote(value[1])
+            return shlex.join(value)
+        return Finding("unreadable-command", f"the {key!r} argument is a {_type_name(value)}, not a command line "
+                                             f"or a list of words: it cannot be checked")
+    return None
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return "list holding non-text items" if value else "empty list"
+    return {bool: "boolean", int: "number", float: "number", dict: "object"}.get(type(value), type(value).__name__)
 
 
 def _first_str(arguments: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from .paths import broadness, expand
-from .shell import MAX_DEPTH, PRIVILEGED, TOO_DEEP, Command, reads_stdin_as_script
+from .shell import DYNAMIC, MAX_DEPTH, PRIVILEGED, SHELLS, TOO_DEEP, Command, reads_stdin_as_script
 
 if TYPE_CHECKING:
     from .policy import Policy
@@ -28,14 +28,39 @@ _DISPLAY = frozenset({"cat", "less", "more", "head", "tail", "bat", "batcat", "n
 _FIND_FILTERS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex",
                            "-iregex", "-newer", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
                            "-size", "-empty", "-user", "-group", "-perm", "-inum", "-samefile", "-links"})
-_FORK_BOMB = re.compile(r"([^\s(){}|&;]+)\(\)\{[^}]*?\1[|&]\1")
-_FORK_BOMB_FN = re.compile(r"function\s+([^\s(){}|&;]+)\s*(?:\(\))?\s*\{[^}]*?\1\s*[|&]\s*\1")
 _PERL_FORK = re.compile(r"\bfork\s+while\s+fork\b")
+_BLANKS = re.compile(r"\s+")
+_NAME_TAIL = re.compile(r"[^\s(){}|&;]{1,64}$")
+_FUNCTION_KW = re.compile(r"\bfunction\s+([^\s(){}|&;]{1,64})\s*(?:\(\s*\)\s*)?\{")
+
+
+def _calls_itself_twice(body: str, name: str) -> bool:
+    """``name|name`` or ``name&name`` in a function body (blanks already removed)."""
+    return f"{name}|{name}" in body or f"{name}&{name}" in body
 
 
 def fork_bomb(text: str) -> Finding | None:
-    squashed = re.sub(r"\s+", "", text)
-    if _FORK_BOMB.search(squashed) or _FORK_BOMB_FN.search(text) or _PERL_FORK.search(text):
+    """A function that pipes or backgrounds itself into itself: ``:(){ :|:& };:``, ``function f { f|f& }``.
+
+    Found by plain string search from each ``(){`` / ``function`` (the body ends at the next
+    ``}``), never by a back-referencing regex, so the cost is linear in the text whatever it holds.
+    """
+    squashed = _BLANKS.sub("", text) if "(" in text or "function" in text else ""
+    pos = squashed.find("(){")
+    while pos >= 0:
+        m = _NAME_TAIL.search(squashed, max(0, pos - 64), pos)
+        close = squashed.find("}", pos + 3)
+        body = squashed[pos + 3:close if close >= 0 else pos + 3 + 4096]
+        if m and _calls_itself_twice(body, m.group()):
+            return Finding("fork-bomb", "fork bomb")
+        pos = squashed.find("(){", pos + 3)
+    if "function" in text:
+        for m in _FUNCTION_KW.finditer(text):
+            close = text.find("}", m.end())
+            body = _BLANKS.sub("", text[m.end():close if close >= 0 else m.end() + 4096])
+            if _calls_itself_twice(body, m.group(1)):
+                return Finding("fork-bomb", "fork bomb")
+    if "fork" in text and _PERL_FORK.search(text):
         return Finding("fork-bomb", "fork bomb")
     return None
 
@@ -150,6 +175,13 @@ def mkfs(cmd: Command, pol: Policy) -> Iterator[Finding]:
 
 def write_targets(cmd: Command) -> list[str]:
     """Paths a command writes, moves or deletes."""
+    got = cmd.memo.get("writes")
+    if got is None:
+        got = cmd.memo["writes"] = _write_targets(cmd)
+    return got
+
+
+def _write_targets(cmd: Command) -> list[str]:
     out = [t for op, t in cmd.redirects if op in _WRITE_REDIRECTS and t and not t.isdigit()]
     name, args = cmd.name, cmd.args
     flags, operands = _flags_and_operands(args)
@@ -166,16 +198,103 @@ def write_targets(cmd: Command) -> list[str]:
         out += [a[3:] for a in args if a.startswith("of=")]
     elif name in ("chmod", "chown", "chgrp"):
         out += operands[1:]
+    elif name == "apply_patch":
+        from .policy import patch_paths
+
+        for text in [*args, *(t for op, t in cmd.redirects if op == "<<<")]:
+            out += patch_paths(text)
+    return out
+
+
+_UPLOAD_FLAGS = frozenset({"-d", "--data", "--data-binary", "--data-ascii", "--data-urlencode", "-F", "--form",
+                           "--form-string", "-T", "--upload-file", "--json"})
+_ARCHIVERS = frozenset({"zip", "7z", "7za", "rar", "gpg", "age", "openssl"})
+
+
+def _uploads(args: list[str]) -> list[str]:
+    """Files curl/wget/httpie send: ``-d @f``, ``-F x=@f``, ``-T f``, ``--post-file=f``, ``x@f``."""
+    out: list[str] = []
+    for j, a in enumerate(args):
+        value = None
+        if a in _UPLOAD_FLAGS and j + 1 < len(args):
+            value = args[j + 1]
+            if a in ("-T", "--upload-file"):
+                out.append(value)
+                continue
+        elif a.startswith(("-d@", "--data=@", "--data-binary=@")):
+            value = a.split("@", 1)[1]
+            out.append(value)
+            continue
+        elif a.startswith(("--post-file=", "--body-file=")):
+            out.append(a.split("=", 1)[1])
+            continue
+        elif "=@" in a and not a.startswith("-"):
+            out.append(a.split("=@", 1)[1])  # httpie field=@file
+            continue
+        if value is None:
+            continue
+        for marker in ("=@", "=<", "@"):
+            if marker in value:
+                target = value.split(marker, 1)[1].split(";", 1)[0]
+                if target and target != "-":
+                    out.append(target)
+                break
+    return out
+
+
+def _tar_inputs(args: list[str]) -> list[str]:
+    """What ``tar c`` archives (not the archive it writes)."""
+    if not args:
+        return []
+    first = args[0]
+    old_style = not first.startswith("-")
+    letters = first if old_style else "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+    if "c" not in letters and "r" not in letters and "--create" not in args and "--append" not in args:
+        return []
+    out: list[str] = []
+    j = 1 if old_style else 0
+    skip_next = old_style and "f" in first
+    while j < len(args):
+        a = args[j]
+        if skip_next:
+            skip_next = False
+        elif a in ("-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-b", "-H",
+                   "--format", "-I", "--use-compress-program") or (a.startswith("-") and not a.startswith("--") and a.endswith("f")):
+            skip_next = True
+        elif not a.startswith("-"):
+            out.append(a)
+        j += 1
     return out
 
 
 def read_targets(cmd: Command) -> list[str]:
+    """Paths a command reads (and shows or sends)."""
+    got = cmd.memo.get("reads")
+    if got is None:
+        got = cmd.memo["reads"] = _read_targets(cmd)
+    return got
+
+
+def _read_targets(cmd: Command) -> list[str]:
     out = [t for op, t in cmd.redirects if op == "<" and t]
-    if cmd.name in _DISPLAY:
+    name = cmd.name
+    if name in _DISPLAY:
         _, operands = _flags_and_operands(cmd.args)
         out += operands
-    elif cmd.name == "dd":
+    elif name == "dd":
         out += [a[3:] for a in cmd.args if a.startswith("if=")]
+    elif name in ("source", "."):
+        out += cmd.args[:1]
+    elif name == "tar":
+        out += _tar_inputs(cmd.args)
+    elif name in _ARCHIVERS:
+        _, operands = _flags_and_operands(cmd.args)
+        out += operands[1:] if name in ("zip", "7z", "7za", "rar") else operands
+    elif name in ("scp", "rsync", "sftp"):
+        _, operands = _flags_and_operands(cmd.args)
+        out += operands[:-1]
+    elif name in DOWNLOADERS or name in ("wget", "http", "https", "xh"):
+        out += _uploads(cmd.args)
     return out
 
 
@@ -195,13 +314,168 @@ def protected_write(cmd: Command, pol: Policy) -> Iterator[Finding]:
             return
 
 
-def protected_read(cmd: Command, pol: Policy) -> Iterator[Finding]:
+def _secret_read(cmd: Command, pol: Policy) -> tuple[str, str] | None:
+    """``(target, pattern)`` of the first secret file ``cmd`` reads (globs such as ``.e*`` included)."""
     for t in read_targets(cmd):
         path = expand(t, pol.cwd, pol.home)
-        pattern = pol.read_paths.match(path) if path else None
+        if not path:
+            continue
+        pattern = pol.read_paths.match_glob(path) if any(ch in t for ch in "*?[") else pol.read_paths.match(path)
         if pattern:
-            yield Finding("protected-read", f"{t} holds secrets ({pattern})")
+            return t, pattern
+    return None
+
+
+def protected_read(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    hit = _secret_read(cmd, pol)
+    if hit:
+        yield Finding("protected-read", f"{hit[0]} holds secrets ({hit[1]})")
+
+
+#: programs that send data somewhere else
+NET_SENDERS = frozenset({"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "sftp", "ftp",
+                         "tftp", "http", "https", "xh", "httpie", "openssl", "rsync", "mail", "sendmail", "mutt",
+                         "gh", "aws", "gsutil", "rclone", "s3cmd", "invoke-webrequest", "iwr", "irm",
+                         "invoke-restmethod"})
+_ENV_DUMPERS = frozenset({"env", "printenv", "set", "export", "declare", "compgen", "get-childitem", "gci"})
+_SECRET_NAME = re.compile(r"(?i)key|token|secret|pass|cred|auth|session|cookie")
+
+
+def _dumps_environment(cmd: Command) -> bool:
+    if cmd.name not in _ENV_DUMPERS:
+        return False
+    args = [a for a in cmd.args if not a.startswith("-")]
+    if cmd.name in ("get-childitem", "gci"):
+        return any(a.lower().startswith("env:") for a in args)
+    return not args or (cmd.name == "printenv" and any(_SECRET_NAME.search(a) for a in args)) or (cmd.name in (
+        "export", "declare") and not [a for a in args if "=" not in a])
+
+
+def secret_exfiltration(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    """Environment dumps or secret files reaching a program that sends data over the network."""
+    if cmd.name not in NET_SENDERS:
+        return
+    sources = [*cmd.upstream(), *cmd.subs]
+    for sub in cmd.subs:
+        sources += sub.upstream()
+    for src in sources:
+        if _dumps_environment(src):
+            yield Finding("secret-exfiltration", f"sends the environment ({src.name}) over the network ({cmd.name})")
             return
+        hit = _secret_read(src, pol)
+        if hit:
+            yield Finding("secret-exfiltration", f"sends {hit[0]} over the network ({cmd.name})")
+            return
+
+
+def agent_config(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    """Writes to agent-hooks' own settings and trust store, or to a host's hook configuration."""
+    for t in write_targets(cmd):
+        path = expand(t, pol.cwd, pol.home)
+        pattern = pol.agent_config_paths.match(path) if path else None
+        if pattern:
+            yield Finding("agent-config", f"{t} configures agent-hooks or the agent's hooks ({pattern}): "
+                                          f"writing it could switch the guard off")
+            return
+
+
+def dynamic_exec(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    if cmd.name == DYNAMIC:
+        why = cmd.raw[0] if cmd.raw else "text built at run time is executed"
+        yield Finding("dynamic-exec", f"{why}: what it runs cannot be known before it runs")
+
+
+_SAVERS = {"-o": 1, "--output": 1, "-O": 1, "--output-document": 1}
+
+
+def _saved_files(cmd: Command) -> list[str]:
+    """Files a downloader writes: ``curl -o f``, ``curl -O url``, ``wget url``, ``wget -O f``, ``curl url > f``."""
+    if cmd.name not in DOWNLOADERS:
+        return []
+    out = [t for op, t in cmd.redirects if op in _WRITE_REDIRECTS and t]
+    args = cmd.args
+    urls = [a for a in args if "://" in a]
+    named = False
+    for j, a in enumerate(args):
+        if a in ("-o", "--output", "--output-document") or (a == "-O" and cmd.name == "wget"):
+            if j + 1 < len(args):
+                out.append(args[j + 1])
+                named = True
+        elif a.startswith(("--output=", "--output-document=")):
+            out.append(a.split("=", 1)[1])
+            named = True
+        elif a in ("-O", "--remote-name", "-J") and cmd.name == "curl":
+            out += [u.rstrip("/").rsplit("/", 1)[-1] for u in urls]
+            named = True
+        elif a.startswith("-") and not a.startswith("--") and len(a) > 2 and a[1:].isalpha():
+            # clusters: curl -sSo f, curl -sO, wget -qO f
+            if (a.endswith("o") and cmd.name == "curl") or (a.endswith("O") and cmd.name == "wget"):
+                if j + 1 < len(args):
+                    out.append(args[j + 1])
+                    named = True
+            elif "O" in a and cmd.name == "curl":
+                out += [u.rstrip("/").rsplit("/", 1)[-1] for u in urls]
+                named = True
+    if cmd.name == "wget" and not named and not any(a in ("-qO-", "-O-") for a in args):
+        out += [u.rstrip("/").rsplit("/", 1)[-1] for u in urls]
+    return [o for o in out if o and o != "-"]
+
+
+def _script_run(cmd: Command) -> str | None:
+    """The file a command runs as a script: ``bash f``, ``sh f``, ``python f``, ``source f``, ``./f``."""
+    raw0 = cmd.raw[0] if cmd.raw else ""
+    if "/" in raw0 and not raw0.startswith("/usr/") and not raw0.startswith("/bin/"):
+        return raw0
+    if cmd.name in SHELLS or cmd.name in ("source", ".") or cmd.name.startswith(("python", "perl", "ruby", "node")):
+        positional = [a for a in cmd.args if not a.startswith("-")]
+        if positional and "-c" not in cmd.args:
+            return positional[0]
+    return None
+
+
+def download_then_run(commands: list[Command]) -> Finding | None:
+    """``curl -o /tmp/i.sh URL && bash /tmp/i.sh``: a file downloaded earlier in the same line is run."""
+    saved: set[str] = set()
+    for cmd in commands:
+        files = _saved_files(cmd)
+        if files:
+            saved.update(f.rstrip("/").rsplit("/", 1)[-1] for f in files)
+            continue
+        if not saved:
+            continue
+        target = _script_run(cmd)
+        if target and target.rstrip("/").rsplit("/", 1)[-1] in saved:
+            return Finding("pipe-to-shell", f"runs {target}, downloaded earlier in the same command")
+    return None
+
+
+_PS_REMOVE = frozenset({"remove-item", "ri", "del", "erase", "rd"})
+_PS_BROAD = re.compile(r"(?i)^['\"]?(?:[a-z]:\\?|[a-z]:/|\\|/|~|\$home|\$env:(?:userprofile|homedrive|systemdrive|"
+                       r"windir|systemroot)\\?|\$env:userprofile\\\*|c:\\\*|[a-z]:\\windows|[a-z]:\\users)['\"]?$")
+
+
+def powershell(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    """PowerShell's destructive cmdlets (hosts with a PowerShell tool)."""
+    name = cmd.name.lower()
+    if name in _PS_REMOVE and any(a.lower() in ("-r", "-rec", "-recurse", "/s") for a in cmd.args):
+        for a in cmd.args:
+            if not a.startswith("-") and _PS_BROAD.match(a):
+                yield Finding("powershell", f"{cmd.name} -Recurse of a broad path ({a})")
+                return
+    elif name in ("format-volume", "clear-disk", "initialize-disk", "remove-partition", "format"):
+        yield Finding("powershell", f"formats or wipes a disk ({cmd.name})")
+    elif name in ("stop-computer", "restart-computer"):
+        yield Finding("powershell", f"shuts down or restarts the machine ({cmd.name})")
+    elif name in ("invoke-expression", "iex"):
+        sources = [*cmd.upstream(), *cmd.subs]
+        if any(s.name.lower() in ("invoke-webrequest", "iwr", "invoke-restmethod", "irm", "curl", "wget")
+               for s in sources) or any("downloadstring" in a.lower() for a in cmd.args):
+            yield Finding("powershell", "runs downloaded text (iex (iwr ...))")
+        elif sources or any(a.startswith(("$", "(")) for a in cmd.args):
+            yield Finding("dynamic-exec", "Invoke-Expression of text built at run time: what it runs cannot be "
+                                          "known before it runs")
+    elif name == "set-mppreference" and any(a.lower().startswith("-disable") for a in cmd.args):
+        yield Finding("powershell", "switches Windows Defender protection off")
 
 
 _GIT_OPTS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
@@ -297,4 +571,8 @@ RULES: dict[str, Callable[[Command, Policy], Iterator[Finding]]] = {
     "url": url,
     "nesting": nesting,
     "deny-commands": deny_commands,
+    "secret-exfiltration": secret_exfiltration,
+    "agent-config": agent_config,
+    "dynamic-exec": dynamic_exec,
+    "powershell": powershell,
 }

@@ -19,6 +19,9 @@ import os
 import re
 import shlex
 from dataclasses import dataclass, field
+from typing import Any
+
+from .indirect import Derived, derive, script_sources, static_output
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"})
 INTERPRETERS = frozenset({"python", "python2", "python3", "perl", "ruby", "node", "php", "pwsh", "lua"})
@@ -47,7 +50,15 @@ WRAPPERS: dict[str, frozenset[str]] = {
     "chrt": frozenset(),
     "taskset": frozenset(),
     "flock": frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}),
+    # package runners: `npx prisma migrate reset` runs prisma
+    "npx": frozenset({"-p", "--package"}),
+    "pnpx": frozenset({"-p", "--package"}),
+    "bunx": frozenset({"-p", "--package"}),
+    "uvx": frozenset({"--from", "--with", "--python", "-p", "--index-url", "--extra-index-url"}),
 }
+#: two-word wrappers: `poetry run X`, `npm exec X`, `bundle exec X`
+_RUNNERS = {"poetry": "run", "uv": "run", "pipenv": "run", "pdm": "run", "hatch": "run", "rye": "run",
+            "bundle": "exec", "npm": "exec", "pnpm": "exec", "yarn": "dlx", "conda": "run", "pipx": "run"}
 #: wrappers whose first positional argument is not the command (timeout DURATION, flock FILE, ...)
 _WRAPPER_POSITIONALS = {"timeout": 1, "flock": 1, "chrt": 1, "taskset": 1}
 PRIVILEGED = frozenset({"sudo", "doas", "pkexec", "run0", "su"})
@@ -55,14 +66,35 @@ PRIVILEGED = frozenset({"sudo", "doas", "pkexec", "run0", "su"})
 MAX_DEPTH = 24
 #: the name of the command standing for text nested deeper than that
 TOO_DEEP = "<nested too deeply>"
+#: the name of the command standing for text built and run at run time (its raw[0] says what)
+DYNAMIC = "<built at run time>"
 
 _OPERATORS = re.compile(r"\|\||&&|;;|\|&|<<<|<<|>>|<\(|>\(|>&|<&|&>>|&>|>\||[();<>|&]")
-_ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
+_ANSI_C = re.compile(r"\$'([^'\\]*(?:\\.[^'\\]*)*)'", re.S)
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: shell words that only introduce the command after them (`if x; then rm ...; fi`)
 _RESERVED = frozenset({"{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
                        "esac", "time"})
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_ONLY_SUBSTITUTIONS = re.compile(r"^\s*(?:\$\(__ahsub\d+__\)\s*)+$")
+#: one token: blanks, an operator, a word (runs of plain text, quoted strings and escapes) or a lone
+#: quote that never closes. Every alternative is linear (quoted bodies are "unrolled loops", no
+#: nested quantifier over the same characters), so the whole scan is linear in the text.
+_TOKEN = re.compile(r"""
+    (?P<ws>[ \t\r\f\v]+)
+  | (?P<op>\n|\|\||&&|;;|\|&|<<<|<<|>>|<\(|>\(|>&|<&|&>>|&>|>\||[();<>|&])
+  | (?P<word>(?:[^\s'"\\;&|()<>]+|'[^']*'|"[^"\\]*(?:\\.[^"\\]*)*"|\\.|\\$)+)
+  | (?P<lone>['"])
+""", re.X | re.S)
+#: the parts of one word, for quote removal
+_PART = re.compile(r"""'([^']*)'|"([^"\\]*(?:\\.[^"\\]*)*)"|\\(.)|([^'"\\]+)|(['"\\])""", re.S)
+_DQ_ESCAPE = re.compile(r"\\([\\\"$`\n])")
+_HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|\\?([A-Za-z0-9_.@%+-]+))")
+_IFS = re.compile(r"\$\{IFS[^}]{0,16}\}|\$IFS\b")
+#: where a scan for quoting or a substitution must stop (the rest is skipped at C speed)
+_SUB_STOPS = re.compile(r"[\\'\"()]")
+_DQ_STOPS = re.compile(r"[\\\"]|\$\(")
+_TOP_STOPS = re.compile(r"[\\'\"]|\$\(")
 
 
 @dataclass
@@ -81,6 +113,12 @@ class Command:
     """for ``sh -c "$(...)"`` / ``eval "$(...)"``: the commands whose output becomes the script"""
     raw: list[str] = field(default_factory=list)
     """the words as written (after quote removal), wrappers included"""
+    subs: list[Command] = field(default_factory=list)
+    """the commands of its ``$(...)`` substitutions (``curl -d "$(env)"``)"""
+    via: str = ""
+    """for a command found inside another (``python3 -c``, ``find -exec``): how it was found"""
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """what rules computed about it once (write and read targets)"""
 
     @property
     def name(self) -> str:
@@ -93,6 +131,14 @@ class Command:
     @property
     def args(self) -> list[str]:
         return self.argv[1:]
+
+    @property
+    def positional(self) -> list[str]:
+        """The arguments that are not options (computed once: every pack rule asks)."""
+        got = self.memo.get("positional")
+        if got is None:
+            got = self.memo["positional"] = [a for a in self.argv[1:] if not a.startswith("-")]
+        return got
 
     def upstream(self) -> list[Command]:
         """Every command whose output reaches this one, transitively."""
@@ -116,9 +162,52 @@ def _decode_ansi_c(match: re.Match[str]) -> str:
     return shlex.quote(text)
 
 
+def _heredocs(text: str) -> str:
+    """``cmd <<EOF`` + body lines + ``EOF`` -> ``cmd <<< 'body'``: the body becomes one word (what a
+    shell or interpreter reading stdin would run, see :func:`stdin_text`) instead of lines parsed as
+    commands. A heredoc whose end line never comes is left alone (its lines are judged as commands)."""
+    if "<<" not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if "<<" not in line:
+            out.append(line)
+            continue
+        # only a real << operator counts, not one inside quotes: the tokenizer knows which is which
+        starts = [m.start() for m in _TOKEN.finditer(line) if m.group("op") == "<<"]
+        pieces: list[str] = []
+        last = 0
+        for pos in starts:
+            m = _HEREDOC.match(line, pos)
+            if m is None:
+                continue
+            delim = next(g for g in m.groups()[1:] if g is not None)
+            strip_tabs = bool(m.group(1))
+            body: list[str] = []
+            j = i
+            while j < len(lines) and (lines[j].lstrip("\t") if strip_tabs else lines[j]) != delim:
+                body.append(lines[j])
+                j += 1
+            if j >= len(lines):
+                break
+            i = j + 1
+            pieces += [line[last:m.start()], "<<< ", shlex.quote("\n".join(body)), " "]
+            last = m.end()
+        out.append("".join(pieces) + line[last:])
+    return "\n".join(out)
+
+
 def _prepare(text: str) -> str:
-    """Line continuations joined, newlines as ``;``, backticks as ``$(``/``)``, ``$'..'`` decoded."""
-    text = text.replace("\\\r\n", "").replace("\\\n", "").replace("\r\n", "\n").replace("\n", " ; ")
+    """Heredocs as here-strings, line continuations joined, ``$IFS`` as a blank,
+    backticks as ``$(``/``)``, ``$'..'`` decoded."""
+    text = _heredocs(text)
+    text = text.replace("\\\r\n", "").replace("\\\n", "").replace("\r\n", "\n")
+    if "IFS" in text:
+        text = _IFS.sub(" ", text)
     if "$'" in text:
         text = _ANSI_C.sub(_decode_ansi_c, text)
     text = text.replace('$"', '"')
@@ -132,75 +221,105 @@ def _prepare(text: str) -> str:
     return text
 
 
-def tokenize(text: str) -> list[str]:
-    """shlex tokens with operators split out; a malformed line falls back to a plain split."""
-    lex = shlex.shlex(_prepare(text), posix=True, punctuation_chars=True)
-    lex.whitespace_split = True
-    lex.commenters = ""
-    try:
-        raw = list(lex)
-    except ValueError:  # unbalanced quotes: bash would refuse it, but look at the words anyway
-        raw = [w.strip("'\"") for w in re.split(r"(\s+|[;&|()<>])", _prepare(text)) if w and not w.isspace()]
+def unquote(word: str) -> str:
+    """Quote removal as the shell does it (``r""m`` -> ``rm``, ``"a\\"b"`` -> ``a"b``)."""
+    if "'" not in word and '"' not in word and "\\" not in word:
+        return word
+    out: list[str] = []
+    for m in _PART.finditer(word):
+        single, double, escaped, plain, _lone = m.groups()
+        if single is not None:
+            out.append(single)
+        elif double is not None:
+            out.append(_DQ_ESCAPE.sub(r"\1", double) if "\\" in double else double)
+        elif escaped is not None:
+            out.append(escaped)
+        elif plain is not None:
+            out.append(plain)
+    return "".join(out)
+
+
+def _tokens(text: str) -> list[str]:
     tokens: list[str] = []
-    for tok in raw:
-        if tok and all(c in "();<>|&" for c in tok):
-            tokens.extend(_OPERATORS.findall(tok))
-        else:
-            tokens.append(tok)
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        if kind == "word":
+            tokens.append(unquote(m.group()))
+        elif kind == "op":
+            tokens.append(m.group())
+        # blanks separate; a quote that never closes is dropped (bash would refuse the line, but the
+        # words after it are still looked at)
     return tokens
 
 
-def _skip_quoted(text: str, i: int) -> int:
+def tokenize(text: str) -> list[str]:
+    """Words (quotes removed) and operators, as a POSIX shell splits them; linear in the text."""
+    return _tokens(_prepare(text))
+
+
+#: beyond this many nested quotes/substitutions the scanners stop matching pairs (the analysis
+#: itself stops at MAX_DEPTH; this only keeps the scanners off Python's recursion limit)
+_SCAN_DEPTH = 200
+
+
+def _skip_quoted(text: str, i: int, depth: int = 0) -> int:
     """Index after the double-quoted string opening at ``text[i]`` (``$(...)`` inside skipped whole)."""
     i += 1
     n = len(text)
-    while i < n:
-        ch = text[i]
+    while True:
+        m = _DQ_STOPS.search(text, i)
+        if m is None:
+            return n
+        j = m.start()
+        ch = text[j]
         if ch == "\\":
-            i += 2
+            i = j + 2
         elif ch == '"':
-            return i + 1
-        elif ch == "$" and text.startswith("$(", i):
-            i = _substitution_end(text, i + 2)
+            return j + 1
+        elif depth >= _SCAN_DEPTH:
+            return n
         else:
-            i += 1
-    return n
+            i = _substitution_end(text, j + 2, depth + 1)
 
 
-def _substitution_end(text: str, i: int) -> int:
+def _substitution_end(text: str, i: int, depth: int = 0) -> int:
     """Index after the ``)`` closing a ``$(`` whose body starts at ``i``; quoting starts afresh
     inside, as in bash. Unterminated: the end of the text (the rest is the body)."""
-    depth, n = 1, len(text)
-    while i < n:
-        ch = text[i]
+    level, n = 1, len(text)
+    while True:
+        m = _SUB_STOPS.search(text, i)
+        if m is None:
+            return n
+        j = m.start()
+        ch = text[j]
         if ch == "\\":
-            i += 2
-            continue
-        if ch == "'":
-            close = text.find("'", i + 1)
+            i = j + 2
+        elif ch == "'":
+            close = text.find("'", j + 1)
             i = n if close < 0 else close + 1
-            continue
-        if ch == '"':
-            i = _skip_quoted(text, i)
-            continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return n
+        elif ch == '"':
+            if depth >= _SCAN_DEPTH:
+                return n
+            i = _skip_quoted(text, j, depth + 1)
+        elif ch == "(":
+            level += 1
+            i = j + 1
+        else:
+            level -= 1
+            if level == 0:
+                return j + 1
+            i = j + 1
 
 
 def extract_substitutions(text: str, bodies: dict[str, str]) -> str:
     """``text`` with each outermost ``$(...)`` body replaced by a placeholder word, added to
     ``bodies`` (shared by a whole parse, so placeholders stay unique and resolvable at any level).
 
-    shlex knows nothing of ``"$(echo "$(rm -rf /)")"``, where quoting restarts inside ``$(``: it
-    would pair the wrong quotes and hide the inner command. Cutting the bodies out first leaves
+    A tokenizer knows nothing of ``"$(echo "$(rm -rf /)")"``, where quoting restarts inside ``$(``:
+    it would pair the wrong quotes and hide the inner command. Cutting the bodies out first leaves
     the outer text with sane quoting; each body is parsed on its own, one level deeper. The scan
-    is linear in the text at every level, and the levels are bounded by MAX_DEPTH.
+    jumps between quote and ``$(`` characters with a regex, linear in the text at every level, and
+    the levels are bounded by MAX_DEPTH.
     """
     if "$(" not in text:
         return text
@@ -209,24 +328,31 @@ def extract_substitutions(text: str, bodies: dict[str, str]) -> str:
     n = len(text)
     single = double = False
     while i < n:
-        ch = text[i]
-        if ch == "\\" and not single:
-            i += 2
+        if single:
+            close = text.find("'", i)
+            if close < 0:
+                break
+            single, i = False, close + 1
             continue
-        if ch == "'" and not double:
-            single = not single
-        elif ch == '"' and not single:
-            double = not double
-        elif ch == "$" and not single and text.startswith("$(", i):
-            end = _substitution_end(text, i + 2)
-            body = text[i + 2:end - 1] if end <= n and text[end - 1:end] == ")" else text[i + 2:end]
+        m = (_DQ_STOPS if double else _TOP_STOPS).search(text, i)
+        if m is None:
+            break
+        j = m.start()
+        ch = text[j]
+        if ch == "\\":
+            i = j + 2
+        elif ch == "'":
+            single, i = True, j + 1
+        elif ch == '"':
+            double, i = not double, j + 1
+        else:
+            end = _substitution_end(text, j + 2)
+            body = text[j + 2:end - 1] if text[end - 1:end] == ")" and end > j + 2 else text[j + 2:end]
             key = f"__ahsub{len(bodies)}__"
             bodies[key] = body
-            out.append(text[start:i])
+            out.append(text[start:j])
             out.append(f"$({key})")
             i = start = end
-            continue
-        i += 1
     out.append(text[start:])
     return "".join(out)
 
@@ -240,7 +366,7 @@ class _Parser:
 
     def parse(self, text: str) -> list[Command]:
         text = extract_substitutions(_prepare(text), self.bodies)
-        tokens = tokenize(text)
+        tokens = _tokens(text)
         self._walk(tokens, 0, None)
         return self.commands
 
@@ -265,11 +391,11 @@ class _Parser:
         n = len(tokens)
         while i < n:
             tok = tokens[i]
-            if comment and tok not in (";", "&&", "||", "&", "|", ")"):
+            if comment and tok not in (";", "\n", "&&", "||", "&", "|", ")"):
                 i += 1
                 continue
             comment = False
-            if tok in (";", "&&", "||", "&", ";;"):
+            if tok in (";", "\n", "&&", "||", "&", ";;"):
                 flush()
                 last = None
                 i += 1
@@ -283,6 +409,17 @@ class _Parser:
                     flush()
                     return i + 1
                 i += 1
+            elif tok == "(" and words:
+                # PowerShell's `iex (iwr ...)`: a group as an argument, its commands feed this one
+                # (`f() {`, a function definition, has an empty group: f stands alone, its body follows)
+                before = len(self.commands)
+                i = self._walk(tokens, i + 1, ")")
+                group = self.commands[before:]
+                if group:
+                    subs.extend(group)
+                    words.append("$(...)")
+                else:
+                    last = flush() or last
             elif tok == "(":
                 # a subshell or a function definition body: parse it as commands of their own
                 held = pipe_from
@@ -313,13 +450,19 @@ class _Parser:
                 if tok != "$":
                     words.append(tok[:-1])
                 if i + 3 < n and tokens[i + 2] in self.bodies and tokens[i + 3] == ")":
-                    subs.extend(self._sub(tokens[i + 2]))
+                    new = self._sub(tokens[i + 2])
                     i += 4
                 else:
                     before = len(self.commands)
                     i = self._walk(tokens, i + 2, ")")
-                    subs.extend(self.commands[before:])
-                words.append("$(...)")
+                    new = self.commands[before:]
+                subs.extend(new)
+                # $(echo rm) -rf /: what a substitution prints, when that is known, is the word
+                printed = static_output(new)
+                if printed is not None and printed.split():
+                    words.extend(printed.split())
+                else:
+                    words.append("$(...)")
             elif tok.startswith("#") and not words:
                 comment = True
                 i += 1
@@ -332,26 +475,20 @@ class _Parser:
         return i
 
     def _nested_substitutions(self, word: str) -> list[Command]:
-        """Commands inside ``$(...)`` within one (quoted) word."""
+        """Commands inside ``$(...)`` within one (quoted) word (at most a few dozen: the rest of a
+        word made of thousands is one more reason for the size limit, not for quadratic work)."""
         found: list[Command] = []
         start = 0
-        while True:
+        for _ in range(32):
             j = word.find("$(", start)
             k = word.find("<(", start)
             pos = min(p for p in (j, k) if p >= 0) if max(j, k) >= 0 else -1
             if pos < 0:
                 return found
-            depth, end = 0, len(word)
-            for end in range(pos + 1, len(word)):
-                ch = word[end]
-                if ch == "(":
-                    depth += 1
-                elif ch == ")":
-                    depth -= 1
-                    if depth == 0:
-                        break
-            found.extend(self._sub(word[pos + 2:end]))
-            start = end + 1
+            end = _substitution_end(word, pos + 2)
+            found.extend(self._sub(word[pos + 2:end - 1] if word[end - 1:end] == ")" else word[pos + 2:end]))
+            start = end
+        return found
 
     def _sub(self, text: str) -> list[Command]:
         while text.strip() in self.bodies:  # a placeholder (or one standing for another)
@@ -376,8 +513,13 @@ class _Parser:
         return _VAR.sub(repl, word)
 
     def _command(self, words: list[str], redirects: list[tuple[str, str]], feeders: list[Command],
-                 subs: list[Command]) -> Command | None:
-        words = [self._expand(w) for w in words]
+                 subs: list[Command], via: str = "") -> Command | None:
+        expanded: list[str] = []
+        for w in words:
+            x = self._expand(w)
+            # c='rm -rf /'; $c : an unquoted variable splits into words (quoted or not, judge the words)
+            expanded.extend(x.split() if x != w and _VAR.fullmatch(w) and x.split() else [x])
+        words = expanded
         raw = list(words)
         # leading assignments: remembered when they are the whole command (X=rm; $X -rf /)
         k = 0
@@ -400,10 +542,16 @@ class _Parser:
                 if _ASSIGNMENT.match(w):
                     name, _, value = w.partition("=")
                     self.env[name] = value
-        cmd = Command(argv, redirects, list(feeders), wrappers, raw=raw)
+        cmd = Command(argv, redirects, list(feeders), wrappers, raw=raw, subs=list(subs), via=via)
         # the command's position comes before what it runs, so rules see the outer command first
         self.commands.append(cmd)
+        if argv and argv[0] == "$(...)":
+            self._dynamic(f"the command name is the output of {subs[0].name if subs else 'a command'}, known only "
+                          f"at run time", wrappers)
         script = _script_of(argv)
+        if script is not None and subs and _ONLY_SUBSTITUTIONS.match(script):
+            script = None  # eval "$(...)": what it runs is the substitution's output (script_sources below)
+            cmd.script_from = [s for s in subs if s.name]
         if script is not None:
             inner_before = len(self.commands)
             self._sub(script)
@@ -412,11 +560,45 @@ class _Parser:
             cmd.script_from = [s for s in subs if s.name]
         elif argv and argv[0] in SHELLS | {"source", "."} and subs:
             cmd.script_from = list(subs)
+        if argv and argv[0] in SHELLS | {"eval", "source", "."} and (
+                cmd.script_from or (script is None and reads_stdin_as_script(cmd))):
+            sources = list(cmd.script_from)
+            if script is None and reads_stdin_as_script(cmd):
+                sources += cmd.feeders
+                here = [t for op, t in redirects if op in ("<<<",)]
+                for text in here:
+                    self._derived(Derived("shell", text=text, via=f"{argv[0]} <<<"), wrappers)
+            for d in script_sources(cmd, sources):
+                self._derived(d, wrappers)
+        for d in derive(cmd):
+            self._derived(d, wrappers)
         return cmd
+
+    def _dynamic(self, why: str, wrappers: list[str]) -> None:
+        self.commands.append(Command([DYNAMIC], raw=[why], wrappers=list(wrappers)))
+
+    def _derived(self, d: Derived, wrappers: list[str]) -> None:
+        """Add what a command runs besides itself (interpreter code, find -exec, ...), one level deeper."""
+        if d.kind == "dynamic":
+            self._dynamic(d.text, wrappers)
+            return
+        if self.depth >= MAX_DEPTH:
+            self.commands.append(Command([TOO_DEEP], raw=[d.text or " ".join(d.argv)]))
+            return
+        before = len(self.commands)
+        if d.kind == "shell":
+            self._sub(d.text)
+        elif d.argv:
+            inner = _Parser(self.env, self.depth + 1, self.bodies)
+            inner._command(list(d.argv), [], [], [], via=d.via)
+            self.commands.extend(inner.commands)
+        for c in self.commands[before:]:
+            c.via = c.via or d.via
+            c.wrappers = [*wrappers, *c.wrappers]
 
 
 def _is_operator(tok: str) -> bool:
-    return bool(tok) and all(c in "();<>|&" for c in tok)
+    return bool(tok) and all(c in "();<>|&\n" for c in tok)
 
 
 def unwrap(words: list[str]) -> tuple[list[str], list[str]]:
@@ -432,6 +614,14 @@ def unwrap(words: list[str]) -> tuple[list[str], list[str]]:
             wrappers.append(name)
             argv = argv[1:]
             continue
+        if name in _RUNNERS and len(argv) > 2 and argv[1] == _RUNNERS[name]:
+            wrappers.append(name)
+            argv = [a for a in argv[2:]]
+            while argv and argv[0].startswith("-") and argv[0] != "--":
+                argv = argv[1:]  # runner options (a value-taking one may leave its value: judged as the name)
+            if argv and argv[0] == "--":
+                argv = argv[1:]
+            continue
         if name not in WRAPPERS:
             break
         if name == "command" and any(a in ("-v", "-V") for a in argv[1:2]):
@@ -446,6 +636,13 @@ def unwrap(words: list[str]) -> tuple[list[str], list[str]]:
                 break
             if name == "env" and _ASSIGNMENT.match(a):
                 j += 1
+                continue
+            if name == "env" and (a in ("-S", "--split-string") or a.startswith(("--split-string=", "-S"))):
+                # env -S "rm -rf /": the string is split into the command and its arguments
+                value = a.split("=", 1)[1] if a.startswith("--split-string=") else a[2:] if len(a) > 2 and \
+                    a.startswith("-S") else rest[j + 1] if j + 1 < len(rest) else ""
+                skip = 1 if (a.startswith("--split-string=") or (len(a) > 2 and a.startswith("-S"))) else 2
+                rest = [*rest[:j], *tokenize(value), *rest[j + skip:]]
                 continue
             if a.startswith("-") and len(a) > 1:
                 if a in takes_value:
@@ -468,6 +665,8 @@ def unwrap(words: list[str]) -> tuple[list[str], list[str]]:
         if name == "taskset" and rest and rest[0].startswith("-"):
             skip = 0
         rest = rest[skip:]
+        if not rest:
+            break  # `env`, `nohup` alone: the wrapper is the command (env prints the environment)
         wrappers.append(name)
         argv = rest
     if argv and "/" in argv[0]:

@@ -1,0 +1,105 @@
+"""agent-hooks-guard: decision time by command size (p50/p99), for the table in plugins/guard/README.md.
+
+    python benchmarks/bench_guard.py                 # the table (about a minute)
+    python benchmarks/bench_guard.py --quick         # small sizes, few runs: checks that it runs
+    python benchmarks/bench_guard.py --write-readme  # also replace the table in plugins/guard/README.md
+
+A decision is ``Policy.check_tool("bash", {"command": ...})``: the whole shell check of a
+``pre_tool`` call (parse, every rule of every pack, interpreter one-liners), default settings.
+Shapes: ``words`` (a command line of short arguments, like ``git add`` of many files), ``token``
+(one long argument, the issue's ``echo AAAA...``), ``mixed`` (quotes, substitutions, pipes,
+separators, one-liners, repeated). Commands over ``max_command_bytes`` (64 KiB) are judged on their
+first 64 KiB and blocked as ``too-large``: that is what the 1 MB and 50 MB rows time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "plugins" / "guard" / "README.md"
+BEGIN, END = "<!-- bench_guard:begin -->", "<!-- bench_guard:end -->"
+
+SIZES = [("100 B", 100), ("10 KB", 10_000), ("1 MB", 1_000_000), ("50 MB", 50_000_000)]
+RUNS = {100: 3000, 10_000: 600, 1_000_000: 60, 50_000_000: 8}
+_MIXED = ("git status && echo \"$(date)\" | tee -a log.txt; python3 -c 'print(1)' > out.txt; "
+          "grep -rn 'TODO' src | sort | uniq -c; ")
+
+
+def command(shape: str, size: int) -> str:
+    if shape == "words":
+        head = "git add"
+        unit = " src/m.py"
+    elif shape == "token":
+        head, unit = "echo ", "A"
+    else:
+        head, unit = "", _MIXED
+    reps = max(1, (size - len(head)) // len(unit))
+    return (head + unit * reps)[:size]
+
+
+def measure(shape: str, size: int, runs: int) -> tuple[float, float, bool]:
+    from agent_hooks_guard.policy import Policy, resolve
+
+    pol = Policy(resolve(None), str(ROOT))
+    text = command(shape, size)
+    pol.check_tool("bash", {"command": text})  # warm: compiled regexes, imports
+    times = []
+    blocked = False
+    for _ in range(runs):
+        start = time.perf_counter()
+        check = pol.check_tool("bash", {"command": text})
+        times.append(time.perf_counter() - start)
+        blocked = bool(check.findings)
+    times.sort()
+    p50 = statistics.median(times)
+    p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
+    return p50, p99, blocked
+
+
+def _ms(seconds: float) -> str:
+    ms = seconds * 1000
+    return f"{ms:.3f}" if ms < 1 else f"{ms:.2f}" if ms < 100 else f"{ms:.0f}"
+
+
+def table(quick: bool) -> str:
+    rows = ["| size | shape | p50 ms | p99 ms | decision |", "| --- | --- | ---: | ---: | --- |"]
+    for label, size in SIZES:
+        if quick and size > 10_000:
+            continue
+        runs = 20 if quick else RUNS[size]
+        for shape in ("words", "token", "mixed"):
+            p50, p99, blocked = measure(shape, size, runs)
+            rows.append(f"| {label} | {shape} | {_ms(p50)} | {_ms(p99)} | "
+                        f"{'blocked (too-large)' if size > 65536 else 'blocked' if blocked else 'allowed'} |")
+    machine = f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs"
+    runs = ", ".join(f"{label}: {RUNS[size]}" for label, size in SIZES)
+    return "\n".join([*rows, "", f"Measured with `python benchmarks/bench_guard.py` ({machine}; runs per row: {runs})."])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--write-readme", action="store_true")
+    args = ap.parse_args(argv)
+    out = table(args.quick)
+    print(out)
+    if args.write_readme:
+        text = README.read_text(encoding="utf-8")
+        new, n = re.subn(re.escape(BEGIN) + r".*?" + re.escape(END), f"{BEGIN}\n{out}\n{END}", text, flags=re.S)
+        if n != 1:
+            print(f"no {BEGIN} ... {END} section in {README}", file=sys.stderr)
+            return 2
+        README.write_text(new, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

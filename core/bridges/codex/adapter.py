@@ -1,0 +1,221 @@
+"""Codex events -> canonical hooks -> answers in the only shapes Codex 0.169 accepts.
+
+Codex validates hook output strictly: unknown fields, ``permissionDecision: "ask"``, a plain
+``"allow"``, or ``continue``/``stopReason`` on PreToolUse make the run *failed*, and a failed run
+lets the tool proceed. So a deny is always ``permissionDecision: "deny"`` with a non-empty reason,
+a rewrite is ``"allow"`` + ``updatedInput``, and our own failure on a gating event is exit 2 with
+the reason on stderr (Codex blocks on exit 2 only when stderr says why). Facts: docs/hosts/codex.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import HostAnswer
+from ..capabilities import Cap
+from ..hostkit import gate as g
+from ..hostkit.adapter import Adapter, Turn, fail_reason
+from ..hostkit.output import output
+
+EVENTS = (
+    "SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+    "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "Stop", "Interrupt",
+)
+
+SHELL_TOOLS = frozenset({"Bash", "shell", "local_shell", "exec_command"})
+PATCH_TOOLS = frozenset({"apply_patch", "Edit", "Write"})
+
+#: events whose reply may carry ``hookSpecificOutput.additionalContext``
+CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart", "PreToolUse", "PostToolUse"})
+
+
+def permission_calls(tool: str, arguments: dict[str, Any], cwd: str) -> g.Calls:
+    """The permission hooks a Codex tool call amounts to (apply_patch: one write per file)."""
+    if tool in SHELL_TOOLS:
+        command = arguments.get("command")
+        if isinstance(command, list):  # older shells pass argv
+            command = " ".join(str(c) for c in command)
+        return g.shell(command, tool)
+    if tool in PATCH_TOOLS:
+        patch = arguments.get("command") or arguments.get("patch") or arguments.get("input")
+        return g.writes(g.patch_files(patch), tool, cwd) if isinstance(patch, str) else []
+    return []
+
+
+class CodexAdapter(Adapter):
+    name = "codex"
+    TITLE = "Codex"
+    GATING = frozenset({"PreToolUse", "PermissionRequest"})
+    EVENTS = EVENTS
+
+    CAPABILITIES = {
+        "on_start": Cap("SessionStart"),
+        "session_start": Cap("SessionStart"),
+        "on_end": Cap("SessionEnd", note="Codex allows at most 3 s"),
+        "pre_message": Cap("UserPromptSubmit", block=True, rewrite=True,
+                           note="a rewritten prompt reaches the model as additionalContext"),
+        "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, note="as additionalContext"),
+        "pre_tool": Cap("PreToolUse (Bash, apply_patch, MCP)", block=True, rewrite=True, closed=True,
+                        note="not for web search or other built-in tools (Codex does not hook them)"),
+        "pre_shell_exec": Cap("PreToolUse Bash", block=True, closed=True),
+        "pre_file_write": Cap("PreToolUse apply_patch (one call per file)", block=True, closed=True),
+        "post_tool": Cap("PostToolUse"),
+        "pre_tool_output": Cap("PostToolUse", block=True, rewrite=True,
+                               note="the result is replaced by feedback carrying the changed text"),
+        "pre_compact": Cap("PreCompact", block=True),
+        "post_compact": Cap("PostCompact"),
+        "agent_end": Cap("Stop"),
+        "pre_spawn_agent": Cap("SubagentStart", note="cannot stop the sub-agent: told as context"),
+        "post_spawn_agent": Cap("SubagentStop"),
+        "host_event": Cap("Interrupt"),
+    }
+
+    # -- answers ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _specific(event: str, **fields: Any) -> dict[str, Any]:
+        return {"hookSpecificOutput": {"hookEventName": event, **{k: v for k, v in fields.items() if v is not None}}}
+
+    @staticmethod
+    def _context(turn: Turn, body: dict[str, Any] | None, extra: list[str]) -> HostAnswer:
+        texts = [*extra, *turn.messages()]
+        if texts and turn.name in CONTEXT_EVENTS:
+            body = body or {"hookSpecificOutput": {"hookEventName": turn.name}}
+            body.setdefault("hookSpecificOutput", {"hookEventName": turn.name})["additionalContext"] = "\n\n".join(texts)
+        elif texts:
+            return HostAnswer(body=body, stderr=[f"agent-hooks: {t}" for t in texts])
+        return HostAnswer(body=body)
+
+    def failure(self, event_name: str | None, problem: str) -> HostAnswer:
+        if event_name == "PermissionRequest":
+            body = self._specific("PermissionRequest", decision={"behavior": "deny", "message": fail_reason(problem)})
+            return HostAnswer(body=body, stderr=[f"agenthooks codex: {problem}"], blocked=True)
+        if event_name in self.GATING or event_name is None:
+            # exit 2 + reason on stderr: the one block Codex honours without parsing our JSON.
+            # Unknown event (unreadable stdin): also 2, a wrong block beats a silent allow; Stop
+            # and SubagentStop are named in every event, so they never land here.
+            return HostAnswer(stderr=[fail_reason(problem)], exit_code=2, blocked=True)
+        return HostAnswer(stderr=[f"agenthooks codex: error ({event_name}): {problem}"], exit_code=1)
+
+    # -- tools -----------------------------------------------------------------------------
+
+    def on_PreToolUse(self, turn: Turn) -> HostAnswer:
+        tool, arguments = turn.tool()
+        cwd = turn.rt.cwd
+        verdict = g.gate(turn.rt, tool, arguments, turn.text("tool_use_id"),
+                         lambda args: permission_calls(tool, args, cwd))
+        turn.errors.extend(verdict.errors)
+        if verdict.blocked:
+            reason = verdict.reason.strip() or "blocked by agent-hooks"
+            return HostAnswer(body=self._specific("PreToolUse", permissionDecision="deny",
+                                                  permissionDecisionReason=reason), blocked=True)
+        body = None
+        if verdict.changed:
+            new = verdict.arguments
+            if (tool in SHELL_TOOLS or tool in PATCH_TOOLS) and not isinstance(new.get("command"), str):
+                return self.failure("PreToolUse", f"{', '.join(verdict.by)} rewrote the {tool} input without "
+                                                  "a string 'command', which Codex requires")
+            body = self._specific("PreToolUse", permissionDecision="allow", updatedInput=new)
+        return self._context(turn, body, [])
+
+    def on_PermissionRequest(self, turn: Turn) -> HostAnswer:
+        tool, arguments = turn.tool()
+        cwd = turn.rt.cwd
+        calls = permission_calls(tool, arguments, cwd)
+        for hook, payload in calls:
+            if not turn.rt.implementers(hook):
+                continue
+            out = turn.fire(hook, payload)
+            data = out.data or {}
+            if data.get("denied"):
+                who = g.stopper(out) or "a plugin"
+                reason = str(data.get("reason") or f"denied by {who} ({hook})")
+                return HostAnswer(body=self._specific("PermissionRequest",
+                                                      decision={"behavior": "deny", "message": reason}), blocked=True)
+        return HostAnswer()  # Codex asks the user as usual
+
+    def on_PostToolUse(self, turn: Turn) -> HostAnswer:
+        tool, arguments = turn.tool()
+        change = output(turn.rt, tool, arguments, turn.event.get("tool_response"),
+                        call_id=turn.text("tool_use_id"), errors=turn.errors)
+        if change is None:
+            return self._context(turn, None, [])
+        # Codex has no "replace the output" field for built-in tools: a block replaces the result
+        # the model sees with our reason, which carries the changed text
+        return self._context(turn, {"decision": "block", "reason": change.feedback(tool)}, [])
+
+    # -- prompt, session, compaction, sub-agents --------------------------------------------
+
+    def on_UserPromptSubmit(self, turn: Turn) -> HostAnswer:
+        prompt = turn.text("prompt")
+        if prompt is None:
+            from ..base import BridgeInputError
+
+            raise BridgeInputError("UserPromptSubmit event without a prompt")
+        out = turn.fire("pre_message", {"prompt": prompt})
+        data = out.data or {}
+        if out.decision == "blocked":
+            who = g.stopper(out) or "a plugin"
+            return HostAnswer(body={"decision": "block", "reason": out.reason or f"the prompt was blocked by {who}"},
+                              blocked=True)
+        extra = []
+        new = data.get("prompt")
+        if isinstance(new, str) and new != prompt:
+            extra.append(f"agent-hooks: {', '.join(out.answered) or 'a plugin'} rewrote the user's prompt; "
+                         f"treat this as the prompt:\n{new}")
+        inject = turn.system_prompt()
+        return self._context(turn, None, [*extra, *([inject] if inject else [])])
+
+    def on_SessionStart(self, turn: Turn) -> HostAnswer:
+        source = turn.text("source")
+        if source != "compact":
+            turn.fire("on_start", {"project_root": turn.rt.cwd})
+        turn.fire("session_start", {"reason": source, "session_file": turn.text("transcript_path")})
+        inject = turn.system_prompt()
+        notes = [f"agent-hooks: {e}" for e in getattr(turn.rt, "load_errors", ())]
+        answer = self._context(turn, None, [inject] if inject else [])
+        answer.stderr.extend(notes)
+        return answer
+
+    def on_SessionEnd(self, turn: Turn) -> HostAnswer:
+        turn.fire("on_end", {"reason": turn.text("reason")})
+        return HostAnswer()
+
+    def on_PreCompact(self, turn: Turn) -> HostAnswer:
+        out = turn.fire("pre_compact", {"trigger": turn.text("trigger")})
+        if (out.data or {}).get("cancel"):
+            who = g.stopper(out) or "a plugin"
+            return HostAnswer(body={"continue": False, "stopReason": f"agent-hooks: {who} cancelled the compaction"},
+                              blocked=True)
+        return HostAnswer()
+
+    def on_PostCompact(self, turn: Turn) -> HostAnswer:
+        turn.fire("post_compact", {"trigger": turn.text("trigger")})
+        return HostAnswer()
+
+    def on_SubagentStart(self, turn: Turn) -> HostAnswer:
+        out = turn.fire("pre_spawn_agent", {"agent_id": turn.text("agent_id"), "agent_type": turn.text("agent_type")})
+        data = out.data or {}
+        who = g.stopper(out) or "a plugin"
+        extra = []
+        if data.get("block"):  # Codex cannot stop a sub-agent: tell it, as Claude Code's bridge does
+            extra.append(f"agent-hooks: {who} blocked this sub-agent: {data.get('message') or 'no reason given'}. "
+                         "Do not do the task; reply with this reason.")
+        elif data.get("response"):
+            extra.append(f"agent-hooks: {who} answered this sub-agent's task; reply with exactly this:\n"
+                         f"{data['response']}")
+        return self._context(turn, None, extra)
+
+    def on_SubagentStop(self, turn: Turn) -> HostAnswer:
+        turn.fire("post_spawn_agent", {"response": turn.text("last_assistant_message"), "agent_id": turn.text("agent_id"),
+                                       "agent_type": turn.text("agent_type")})
+        return HostAnswer()
+
+    def on_Stop(self, turn: Turn) -> HostAnswer:
+        turn.fire("agent_end", {"last_assistant_message": turn.text("last_assistant_message")})
+        return HostAnswer()
+
+
+ADAPTER = CodexAdapter()
+
+__all__ = ["ADAPTER", "EVENTS", "CodexAdapter", "permission_calls"]

@@ -1,0 +1,322 @@
+"""``agenthooks install codex``: our handlers in Codex's ``hooks.json``, and Codex's hook trust.
+
+Codex 0.169 runs a non-managed hook only when the user's ``config.toml`` holds, under
+``[hooks.state."<hooks.json path>:<event>:<group>:<handler>"]``, a ``trusted_hash`` equal to the
+hash of that handler's definition (``sha256:`` of the canonical JSON of ``{event_name, matcher,
+hooks: [handler with defaults filled]}``; see docs/hosts/codex.md). An untrusted hook is skipped
+*silently*, so install records the trust for exactly the handlers it wrote (running the install is
+the user's consent) and ``status`` reports "installed but untrusted" whenever a hash does not match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..hostkit.jsonconfig import (
+    FileChange,
+    InstallError,
+    Plan,
+    bridge_argv,
+    dump_json,
+    read_json,
+    run_plan,
+    runs_us,
+    shell_command,
+)
+from .adapter import EVENTS
+
+HOST = "codex"
+SCOPES = ("user", "project")
+#: seconds; Codex clamps SessionEnd and Interrupt to 3 s
+TIMEOUT = 60
+TIMEOUTS = {"SessionEnd": 3, "Interrupt": 3}
+#: events whose matcher Codex ignores (their trust identity has no matcher)
+NO_MATCHER = frozenset({"UserPromptSubmit", "Stop", "SessionEnd", "Interrupt"})
+
+
+def codex_home() -> Path:
+    env = os.environ.get("CODEX_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".codex"
+
+
+def hooks_path(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Path:
+    if scope == "user":
+        return Path(os.path.abspath(codex_home())) / "hooks.json"
+    if scope == "project":
+        return Path(os.path.abspath(project_dir or os.getcwd())) / ".codex" / "hooks.json"
+    raise InstallError(f"unknown scope {scope!r}: use user or project")
+
+
+def config_path() -> Path:
+    return Path(os.path.abspath(codex_home())) / "config.toml"
+
+
+def snake(event: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
+
+
+def handler(event: str, argv: list[str]) -> dict[str, Any]:
+    return {"type": "command", "command": shell_command([*argv, "--event", event]),
+            "timeout": TIMEOUTS.get(event, TIMEOUT)}
+
+
+def trust_hash(event: str, group: dict[str, Any], entry: dict[str, Any]) -> str:
+    """Codex's hash of one handler: ``version_for_toml`` of its normalized identity."""
+    normalized: dict[str, Any] = {"type": "command", "command": entry.get("command", ""),
+                                  "timeout": max(int(entry.get("timeout") or 600), 1),
+                                  "async": bool(entry.get("async", False))}
+    if entry.get("statusMessage") is not None:
+        normalized["statusMessage"] = entry["statusMessage"]
+    identity: dict[str, Any] = {"event_name": snake(event), "hooks": [normalized]}
+    matcher = group.get("matcher")
+    if matcher is not None and event not in NO_MATCHER:
+        identity["matcher"] = matcher
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def is_ours(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get("type", "command") == "command" and runs_us(entry.get("command"), HOST)
+
+
+def _events(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict) or not all(isinstance(v, list) for v in hooks.values()):
+        raise InstallError(f"{path}: \"hooks\" must map event names to lists; nothing was changed")
+    return hooks
+
+
+def our_positions(data: dict[str, Any], path: Path) -> list[tuple[str, int, int, dict[str, Any], dict[str, Any]]]:
+    """(event, group index, handler index, group, handler) for each of our handlers."""
+    found = []
+    for event, groups in _events(data, path).items():
+        for gi, group in enumerate(groups):
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            for hi, entry in enumerate(inner if isinstance(inner, list) else []):
+                if is_ours(entry):
+                    found.append((event, gi, hi, group, entry))
+    return found
+
+
+def without_us(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    new = json.loads(json.dumps(data))
+    hooks = _events(new, path)
+    for event in list(hooks):
+        groups = [g for g in hooks[event] if not (isinstance(g, dict) and isinstance(g.get("hooks"), list)
+                                                   and g["hooks"] and all(is_ours(h) for h in g["hooks"]))]
+        for g in groups:
+            if isinstance(g, dict) and isinstance(g.get("hooks"), list):
+                g["hooks"] = [h for h in g["hooks"] if not is_ours(h)]
+        if groups:
+            hooks[event] = groups
+        else:
+            del hooks[event]
+    if "hooks" in new and not hooks and set(new) == {"hooks"}:
+        return {}
+    return new
+
+
+def with_us(data: dict[str, Any], path: Path, argv: list[str]) -> dict[str, Any]:
+    """Our group appended to every event (appending never moves the user's hooks, whose trust
+    keys are positions)."""
+    new = without_us(data, path)
+    hooks = new.setdefault("hooks", {})
+    for event in EVENTS:
+        hooks.setdefault(event, []).append({"hooks": [handler(event, argv)]})
+    return new
+
+
+# -- config.toml: hook trust ---------------------------------------------------------------
+
+
+def _read_config() -> tuple[Any, str | None]:
+    import tomlkit
+
+    path = config_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return tomlkit.document(), None
+    except OSError as exc:
+        raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        return tomlkit.parse(text), text
+    except Exception as exc:
+        raise InstallError(f"{path} is not valid TOML ({exc}); fix it, nothing was changed") from None
+
+
+def trust_states(doc: Any) -> dict[str, Any]:
+    hooks = doc.get("hooks") if hasattr(doc, "get") else None
+    state = hooks.get("state") if isinstance(hooks, dict) else None
+    return dict(state) if isinstance(state, dict) else {}
+
+
+def _trust_change(path: Path, old_data: dict[str, Any], new_data: dict[str, Any]) -> FileChange:
+    """config.toml with trust for our handlers in ``new_data`` and none for those in ``old_data``."""
+    import tomlkit
+
+    doc, text = _read_config()
+    prefix = f"{path}:"
+    stale = {f"{prefix}{snake(e)}:{gi}:{hi}" for e, gi, hi, _, _ in our_positions(old_data, path)}
+    fresh = {f"{prefix}{snake(e)}:{gi}:{hi}": trust_hash(e, g, h) for e, gi, hi, g, h in our_positions(new_data, path)}
+    states = trust_states(doc)
+    if not (stale - set(fresh)) and all(
+            isinstance(states.get(k), dict) and states[k].get("trusted_hash") == v for k, v in fresh.items()):
+        return FileChange(config_path(), text, None)
+    hooks = doc.get("hooks")
+    if hooks is None:
+        hooks = tomlkit.table(is_super_table=True)
+        doc["hooks"] = hooks
+    elif not isinstance(hooks, dict):
+        raise InstallError(f"{config_path()}: \"hooks\" is not a table; nothing was changed")
+    state = hooks.get("state")
+    if state is None:
+        state = tomlkit.table(is_super_table=True)
+        hooks["state"] = state
+    for key in stale - set(fresh):
+        if key in state:
+            del state[key]
+    for key, value in fresh.items():
+        entry = state.get(key)
+        if isinstance(entry, dict):
+            entry["trusted_hash"] = value
+        else:
+            table = tomlkit.table()
+            table["trusted_hash"] = value
+            state[key] = table
+    if not state:
+        del hooks["state"]
+    if not hooks:
+        del doc["hooks"]
+    new_text = tomlkit.dumps(doc)
+    tomlkit.loads(new_text)  # what we write must parse
+    return FileChange(config_path(), text, new_text)
+
+
+def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
+                 argv: list[str] | None = None, trust: bool = True) -> Plan:
+    path = hooks_path(scope, project_dir)
+    data, old = read_json(path)
+    new = with_us(data, path, argv or bridge_argv(HOST))
+    plan = Plan([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
+    if trust:
+        plan.changes.append(_trust_change(path, data, new))
+    else:
+        plan.notes.append("hooks not trusted (--no-trust): Codex skips them until you trust them in `/hooks`")
+    if scope == "project":
+        root = str(path.parent.parent)
+        if not project_trusted(root):
+            plan.notes.append(f"Codex loads .codex/ of a project only when the project is trusted: trust {root} "
+                              "when Codex asks, or add [projects.\"" + root + "\"] trust_level = \"trusted\" "
+                              f"to {config_path()}")
+    return plan
+
+
+def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Plan:
+    path = hooks_path(scope, project_dir)
+    data, old = read_json(path)
+    new = without_us(data, path)
+    if old is None or new == data:
+        return Plan([FileChange(path, old, None), _trust_change(path, data, data)])
+    return Plan([FileChange(path, old, dump_json(new, old)), _trust_change(path, data, new)])
+
+
+def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
+            out: TextIO | None = None, **options: Any) -> int:
+    import sys
+
+    out = out or sys.stdout
+    plan = plan_install(scope, project_dir, trust=options.get("trust", True))
+    return run_plan(plan, dry_run, out, f"Codex ({scope}) wired to agent-hooks, hook trust recorded")
+
+
+def uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
+              out: TextIO | None = None) -> int:
+    import sys
+
+    return run_plan(plan_uninstall(scope, project_dir), dry_run, out or sys.stdout,
+                    f"agent-hooks removed from Codex ({scope})")
+
+
+# -- doctor --------------------------------------------------------------------------------
+
+
+def project_trusted(root: str) -> bool:
+    doc, _ = _read_config()
+    projects = doc.get("projects") if hasattr(doc, "get") else None
+    entry = projects.get(root) if isinstance(projects, dict) else None
+    return isinstance(entry, dict) and entry.get("trust_level") == "trusted"
+
+
+def untrusted(path: Path, data: dict[str, Any]) -> list[str]:
+    """Our handlers in ``path`` that Codex would skip (no or another trusted hash)."""
+    doc, _ = _read_config()
+    states = trust_states(doc)
+    bad = []
+    for event, gi, hi, group, entry in our_positions(data, path):
+        state = states.get(f"{path}:{snake(event)}:{gi}:{hi}")
+        if not (isinstance(state, dict) and state.get("trusted_hash") == trust_hash(event, group, entry)):
+            bad.append(event)
+    return bad
+
+
+def wired(cwd: str | os.PathLike[str] | None = None) -> list[str]:
+    """Scopes whose hooks.json runs our bridge."""
+    found = []
+    for scope in SCOPES:
+        try:
+            data, _ = read_json(hooks_path(scope, cwd))
+            if our_positions(data, hooks_path(scope, cwd)):
+                found.append(scope)
+        except InstallError:
+            continue
+    return found
+
+
+def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
+    lines = []
+    try:
+        doc, _ = _read_config()
+        features = doc.get("features")
+        if isinstance(features, dict) and (features.get("hooks") is False or features.get("codex_hooks") is False):
+            lines.append(f"problem: Codex hooks are turned off ([features] hooks = false in {config_path()})")
+    except InstallError as exc:
+        return [f"problem: {exc}"]
+    any_wired = False
+    for scope in SCOPES:
+        path = hooks_path(scope, cwd)
+        try:
+            data, _ = read_json(path)
+            ours = our_positions(data, path)
+        except InstallError as exc:
+            lines.append(f"problem: {exc}")
+            continue
+        if not ours:
+            continue
+        any_wired = True
+        where = f"Codex {scope} hooks ({path})"
+        missing = [e for e in EVENTS if e not in {o[0] for o in ours}]
+        bad = untrusted(path, data)
+        cmds = {o[4].get("command", "") for o in ours}
+        exe = [c.split()[0].strip("'\"") for c in cmds if c]
+        gone = [e for e in exe if os.path.isabs(e) and not os.path.exists(e)]
+        if bad:
+            lines.append(f"problem: {where}: installed but untrusted ({', '.join(bad)}): Codex skips these hooks "
+                         f"silently; run `agenthooks install codex --{scope}` to record trust, or trust them in "
+                         "Codex's /hooks")
+        if gone:
+            lines.append(f"problem: {where}: runs {gone[0]}, which does not exist; run `agenthooks install codex --{scope}`")
+        if missing:
+            lines.append(f"warning: {where}: not wired for {', '.join(missing)}; run `agenthooks install codex --{scope}`")
+        if scope == "project" and not project_trusted(str(path.parent.parent)):
+            lines.append(f"warning: {where}: the project is not trusted in {config_path()}, so Codex ignores its .codex/")
+        if not (bad or gone or missing):
+            lines.append(f"ok: {where}: wired for {len(EVENTS)} events, trusted")
+    if not any_wired:
+        lines.append("warning: Codex is not wired to agent-hooks; run `agenthooks install codex`")
+    return lines

@@ -1,0 +1,144 @@
+"""A base for the host adapters of this package: event dispatch to ``on_<Event>`` methods, the
+per-event bookkeeping (:class:`Turn`), load errors and the ``host_event`` fallback."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..base import BridgeInputError, HostAnswer
+
+if TYPE_CHECKING:
+    from ...runtime import Outcome, Runtime
+
+
+class Turn:
+    """One host event being handled."""
+
+    def __init__(self, rt: Runtime, event: dict[str, Any], name: str) -> None:
+        self.rt = rt
+        self.event = event
+        self.name = name
+        self.errors: list[str] = []
+        self._seen = 0
+
+    def fire(self, hook: str, payload: dict[str, Any]) -> Outcome:
+        out = self.rt.fire(hook, payload)
+        self.errors.extend(str(e) for e in out.errors)
+        return out
+
+    def text(self, key: str) -> str | None:
+        value = self.event.get(key)
+        return value if isinstance(value, str) else None
+
+    def obj(self, key: str) -> dict[str, Any]:
+        """A JSON-object field (``{}`` when absent); BridgeInputError when it has another type."""
+        value = self.event.get(key)
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise BridgeInputError(f"{self.name} event: {key} must be an object, not {type(value).__name__}")
+        return value
+
+    def tool(self, name_key: str = "tool_name", input_key: str = "tool_input") -> tuple[str, dict[str, Any]]:
+        tool = self.event.get(name_key)
+        if not isinstance(tool, str) or not tool:
+            raise BridgeInputError(f"{self.name} event without a {name_key}")
+        return tool, self.obj(input_key)
+
+    def messages(self) -> list[str]:
+        """Texts plugins sent with ``ctx.send_message`` (and UI notifications) since the last call."""
+        box = self.rt.outbox[self._seen:]
+        self._seen = len(self.rt.outbox)
+        texts = [str(m.get("text", "")) for m in box if m.get("text")]
+        ui = getattr(self.rt, "ui", None)
+        for kind, text in getattr(ui, "notifications", ()):
+            texts.append(f"agent-hooks: {text}" if kind == "info" else f"agent-hooks {kind}: {text}")
+        if ui is not None and hasattr(ui, "notifications"):
+            ui.notifications.clear()
+        return texts
+
+    def system_prompt(self) -> str | None:
+        """What ``pre_system_prompt`` handlers inject (hosts put it into the model's context)."""
+        if not self.rt.implementers("pre_system_prompt"):
+            return None
+        inject = (self.fire("pre_system_prompt", {}).data or {}).get("inject")
+        return inject if isinstance(inject, str) and inject else None
+
+
+class Adapter:
+    """Stateless host adapter: subclasses set ``name``, ``GATING`` and ``on_<Event>(turn)`` methods."""
+
+    name = ""
+    #: the field of the event that names it
+    EVENT_KEY = "hook_event_name"
+    #: events on which our failure must become a deny
+    GATING: frozenset[str] = frozenset()
+    #: the host's own events (the capability matrix and the installers read this)
+    EVENTS: tuple[str, ...] = ()
+    #: the host's name for people ("Gemini CLI"); the per-event command's --help uses it
+    TITLE = ""
+
+    @property
+    def event_field(self) -> str:
+        return self.EVENT_KEY
+
+    @property
+    def usage(self) -> str:
+        from .command import usage
+
+        return usage(self.name, self.TITLE or self.name)
+
+    def event_name(self, event: Mapping[str, Any]) -> str | None:
+        value = event.get(self.EVENT_KEY) if isinstance(event, Mapping) else None
+        return value if isinstance(value, str) and value else None
+
+    def is_gating(self, event_name: str | None) -> bool:
+        return event_name in self.GATING
+
+    def runtime_options(self, event: Mapping[str, Any]) -> dict[str, Any]:
+        cwd = event.get("cwd")
+        if not (isinstance(cwd, str) and os.path.isdir(cwd)):
+            roots = event.get("workspace_roots")
+            cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
+        options: dict[str, Any] = {"host": self.name, "cwd": cwd if cwd and os.path.isdir(cwd) else os.getcwd()}
+        for key, option in (("session_id", "session_id"), ("transcript_path", "session_file")):
+            value = event.get(key)
+            if isinstance(value, str) and value:
+                options[option] = value
+        return options
+
+    def handle(self, rt: Runtime, event: dict[str, Any]) -> HostAnswer:
+        if not isinstance(event, dict):
+            raise BridgeInputError(f"the event must be a JSON object, not {type(event).__name__}")
+        name = self.event_name(event)
+        if name is None:
+            raise BridgeInputError(f"the event has no {self.EVENT_KEY}")
+        broken = list(getattr(rt, "load_errors", ()))
+        if broken and self.is_gating(name):
+            names = ", ".join(dict.fromkeys(str(getattr(e, "plugin", "?")) for e in broken))
+            return self.failure(name, f"a plugin failed to load: {'; '.join(str(e) for e in broken)}. Fix it, "
+                                      f"or disable it (`agenthooks plugins disable {names}`)")
+        if not rt.plugins:
+            return HostAnswer()
+        turn = Turn(rt, event, name)
+        handler = getattr(self, "on_" + name.replace(".", "_"), None)  # OpenCode names have dots
+        answer = handler(turn) if handler is not None else self.host_event(turn)
+        answer.stderr.extend(f"agent-hooks: {e}" for e in turn.errors)
+        return answer
+
+    def host_event(self, turn: Turn) -> HostAnswer:
+        """An event with no canonical hook: plugins see it through ``host_event``."""
+        answer = HostAnswer()
+        for item in turn.rt.call_runtime_hook("host_event", host=self.name, name=turn.name, payload=turn.event):
+            if type(item).__name__ == "HookError":
+                answer.stderr.append(f"agent-hooks: {item}")
+        return answer
+
+    def failure(self, event_name: str | None, problem: str) -> HostAnswer:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def fail_reason(problem: str) -> str:
+    return f"agent-hooks could not check this action, so it is blocked (fail-closed): {problem}"

@@ -1,0 +1,165 @@
+"""Planned, atomic edits of host config files, and the command line the hooks run.
+
+An installer builds a :class:`Plan` (one :class:`FileChange` per file, old and new text), which
+``--dry-run`` prints as a unified diff and ``apply`` writes: each file replaced atomically (a
+reader sees the old file or the new one), the old one kept as ``<name>.agenthooks.bak``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class InstallError(Exception):
+    """Something the user must fix; ``str()`` is one line."""
+
+
+def read_json(path: Path) -> tuple[dict[str, Any], str | None]:
+    """(the object in ``path``, its text or None when the file does not exist)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not text.strip():
+        return {}, text
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InstallError(f"{path} is not valid JSON ({exc}); fix or move it, nothing was changed") from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} must hold a JSON object; nothing was changed")
+    return data, text
+
+
+def dump_json(data: dict[str, Any], like: str | None = None) -> str:
+    """JSON text indented like the file it replaces (two spaces by default)."""
+    indent: int | str = 2
+    if like:
+        m = re.search(r"\n([ \t]+)\S", like)
+        if m:
+            ws = m.group(1)
+            indent = len(ws) if set(ws) == {" "} else ws
+    return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+
+
+@dataclass
+class FileChange:
+    path: Path
+    old: str | None
+    new: str | None
+
+    @property
+    def changed(self) -> bool:
+        return self.new is not None and self.new != self.old
+
+    def diff(self) -> str:
+        fromfile = str(self.path) if self.old is not None else "/dev/null"
+        return "".join(difflib.unified_diff((self.old or "").splitlines(keepends=True),
+                                            (self.new or "").splitlines(keepends=True), fromfile, str(self.path)))
+
+    def apply(self) -> Path | None:
+        if not self.changed or self.new is None:
+            return None
+        from ...settings import atomic_write
+
+        backup = None
+        mode = None
+        if self.old is not None and self.path.exists():
+            backup = self.path.with_name(self.path.name + ".agenthooks.bak")
+            shutil.copy2(self.path, backup)
+            mode = self.path.stat().st_mode & 0o7777
+        atomic_write(self.path, self.new, mode)
+        return backup
+
+
+@dataclass
+class Plan:
+    changes: list[FileChange] = field(default_factory=list)
+    #: lines to print after applying (remaining steps, notes)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return any(c.changed for c in self.changes)
+
+    def diff(self) -> str:
+        return "".join(c.diff() for c in self.changes if c.changed)
+
+    def apply(self) -> list[Path]:
+        """Write every changed file; the backups made."""
+        backups = []
+        for change in self.changes:
+            try:
+                backup = change.apply()
+            except OSError as exc:
+                raise InstallError(f"cannot write {change.path}: {exc.strerror or exc}") from None
+            if backup is not None:
+                backups.append(backup)
+        return backups
+
+
+def run_plan(plan: Plan, dry_run: bool, out: Any, what: str) -> int:
+    """Print or apply ``plan`` the way every installer does; returns the exit code."""
+    if dry_run:
+        out.write(plan.diff() if plan.changed else f"{what}: nothing to change\n")
+        for note in plan.notes:
+            out.write(f"  {note}\n")
+        return 0
+    if not plan.changed:
+        out.write(f"{what}: already done, nothing to change\n")
+    else:
+        backups = plan.apply()
+        out.write(f"{what}: {', '.join(str(c.path) for c in plan.changes if c.changed)}\n")
+        for b in backups:
+            out.write(f"  backup: {b}\n")
+    for note in plan.notes:
+        out.write(f"  {note}\n")
+    return 0
+
+
+def bridge_argv(host: str) -> list[str]:
+    """The exec-form command (absolute paths) that answers ``host``'s events in this environment.
+
+    The fast client's (``transports.client.command_for``) when that transport exists, else this
+    environment's ``agenthooks`` script, else ``python -I -m agent_hooks_core``. Paths stay
+    unresolved: a venv's python is a symlink that must stay inside the venv.
+    """
+    try:
+        from ...transports.client import command_for  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        pass
+    else:
+        return list(command_for(host))
+    name = "agenthooks.exe" if os.name == "nt" else "agenthooks"
+    scripts = sysconfig.get_path("scripts")
+    if scripts:
+        script = Path(scripts) / name
+        if script.is_file() and os.access(script, os.X_OK):
+            return [str(script.absolute()), host]
+    return [str(Path(sys.executable).absolute()), "-I", "-m", "agent_hooks_core", host]
+
+
+def shell_command(argv: list[str]) -> str:
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+_OURS = re.compile(r"(?:\bagenthooks(?:\.exe)?['\"]?|\bagent_hooks_core['\"]?|fastclient\.py['\"]?)\s+['\"]?(?P<host>[a-z-]+)\b")
+
+
+def runs_us(command: Any, host: str) -> bool:
+    """True for a hook command line that runs our bridge for ``host`` (any environment)."""
+    if not isinstance(command, str):
+        return False
+    return any(m.group("host") == host for m in _OURS.finditer(command))

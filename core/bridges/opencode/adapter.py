@@ -1,0 +1,226 @@
+"""OpenCode hooks (as the shipped plugin sends them over ``serve --stdio``) -> canonical hooks.
+
+The plugin sends ``{"name": <OpenCode hook>, "payload": {"input": …, "output": …}}`` (the JSON
+parts of the hook's two arguments) and applies the answer: ``{"block": reason}`` makes it throw
+in ``tool.execute.before`` (OpenCode then does not run the tool and hands the message to the
+model), ``{"args": …}`` replaces ``output.args``, ``{"output": …}`` replaces a tool's output text,
+``{"status": "deny"}`` answers ``permission.ask``, ``{"system": [...]}`` appends system prompt
+parts, ``{"context": [...], "prompt": …}`` shapes a compaction, ``{"text": …}`` rewrites the
+user's message, ``{"params": …}`` patches ``chat.params``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..base import BridgeInputError, HostAnswer
+from ..capabilities import Cap
+from ..hostkit import gate as g
+from ..hostkit.adapter import Adapter, Turn, fail_reason
+from ..hostkit.output import output
+
+EVENTS = (
+    "tool.execute.before", "tool.execute.after", "chat.message", "chat.params", "permission.ask",
+    "experimental.chat.system.transform", "experimental.session.compacting", "event",
+)
+
+#: bus events (the ``event`` hook's ``event.type``) with a canonical counterpart
+BUS = {"session.created": ("on_start", "session_start"), "session.idle": ("agent_end",),
+       "session.compacted": ("post_compact",), "session.deleted": ("on_end",)}
+
+#: hook -> canonical hooks whose implementers make the plugin subscribe to it
+WANTS = {
+    "tool.execute.before": ("pre_tool", "pre_shell_exec", "pre_file_write", "pre_file_read", "pre_fetch_url"),
+    "tool.execute.after": ("pre_tool_output", "post_tool"),
+    "chat.message": ("pre_message",),
+    "chat.params": ("pre_api_request",),
+    "permission.ask": ("pre_shell_exec", "pre_file_write", "pre_file_read", "pre_fetch_url"),
+    "experimental.chat.system.transform": ("pre_system_prompt",),
+    "experimental.session.compacting": ("on_compacting", "pre_compact"),
+    "event": ("on_start", "session_start", "agent_end", "post_compact", "on_end", "host_event"),
+}
+
+
+def permission_calls(tool: str, args: dict[str, Any], cwd: str) -> g.Calls:
+    if tool == "bash":
+        return g.shell(args.get("command"), tool)
+    path = args.get("filePath") or args.get("file_path") or args.get("path")
+    if tool in ("write", "edit", "multiedit"):
+        content = args.get("content") if tool == "write" and isinstance(args.get("content"), str) else None
+        return g.writes([(path, content)], tool, cwd)
+    if tool in ("patch", "apply_patch"):
+        text = args.get("patchText") or args.get("patch") or args.get("input")
+        return g.writes(g.patch_files(text), tool, cwd) if isinstance(text, str) else []
+    if tool in ("read", "glob", "grep", "list"):
+        return g.reads([path], tool, cwd)
+    if tool == "webfetch":
+        return g.fetches(args.get("url"), tool)
+    return []
+
+
+class OpenCodeAdapter(Adapter):
+    name = "opencode"
+    TITLE = "OpenCode"
+    EVENT_KEY = "name"
+    GATING = frozenset({"tool.execute.before", "permission.ask"})
+    EVENTS = EVENTS
+
+    CAPABILITIES = {
+        "on_start": Cap("event session.created"),
+        "session_start": Cap("event session.created"),
+        "on_end": Cap("event session.deleted", note="not when OpenCode just exits"),
+        "pre_message": Cap("chat.message", block=True, rewrite=True),
+        "pre_system_prompt": Cap("experimental.chat.system.transform", rewrite=True),
+        "pre_tool": Cap("tool.execute.before", block=True, rewrite=True, closed=True),
+        "pre_shell_exec": Cap("tool.execute.before bash, permission.ask", block=True, closed=True),
+        "pre_file_write": Cap("tool.execute.before write|edit|patch", block=True, closed=True),
+        "pre_file_read": Cap("tool.execute.before read|glob|grep|list", block=True, closed=True),
+        "pre_fetch_url": Cap("tool.execute.before webfetch", block=True, closed=True),
+        "post_tool": Cap("tool.execute.after"),
+        "pre_tool_output": Cap("tool.execute.after", block=True, rewrite=True),
+        "pre_api_request": Cap("chat.params", rewrite=True, note="temperature, topP, options only"),
+        "pre_compact": Cap("experimental.session.compacting", note="cannot cancel"),
+        "on_compacting": Cap("experimental.session.compacting", rewrite=True),
+        "post_compact": Cap("event session.compacted"),
+        "agent_end": Cap("event session.idle"),
+        "host_event": Cap("other bus events"),
+    }
+
+    def runtime_options(self, event: Mapping[str, Any]) -> dict[str, Any]:
+        return {"host": self.name}  # the stdio server builds the runtime once per session
+
+    def subscriptions(self, rt: Any) -> list[str]:
+        """The hooks worth subscribing to: those some enabled plugin cares about."""
+        if rt is None:
+            return ["tool.execute.before"]  # fail-closed needs the gate even when loading failed
+        return [h for h in EVENTS if h == "tool.execute.before" or any(rt.implementers(c) for c in WANTS[h])]
+
+    def failure(self, event_name: str | None, problem: str) -> HostAnswer:
+        if event_name == "permission.ask":
+            return HostAnswer(body={"status": "deny"}, stderr=[fail_reason(problem)], blocked=True)
+        if event_name in self.GATING or event_name is None:
+            return HostAnswer(body={"block": fail_reason(problem)}, stderr=[problem], blocked=True)
+        return HostAnswer(stderr=[f"agent-hooks ({event_name}): {problem}"])
+
+    @staticmethod
+    def _parts(turn: Turn) -> tuple[dict[str, Any], dict[str, Any]]:
+        payload = turn.obj("payload")
+        inp, out = payload.get("input") or {}, payload.get("output") or {}
+        if not isinstance(inp, dict) or not isinstance(out, dict):
+            raise BridgeInputError(f"{turn.name}: payload input and output must be objects")
+        return inp, out
+
+    def handle(self, rt: Any, event: dict[str, Any]) -> HostAnswer:
+        name = self.event_name(event)
+        if name is not None and name not in EVENTS:
+            raise BridgeInputError(f"unknown OpenCode hook {name!r}")
+        return super().handle(rt, event)
+
+    # -- tools ---------------------------------------------------------------------------------
+
+    def on_tool_execute_before(self, turn: Turn) -> HostAnswer:
+        inp, out = self._parts(turn)
+        tool = inp.get("tool")
+        if not isinstance(tool, str) or not tool:
+            raise BridgeInputError("tool.execute.before without input.tool")
+        args = out.get("args") or {}
+        if not isinstance(args, dict):
+            raise BridgeInputError("tool.execute.before: output.args must be an object")
+        cwd = turn.rt.cwd
+        call_id = inp.get("callID") if isinstance(inp.get("callID"), str) else None
+        verdict = g.gate(turn.rt, tool, args, call_id, lambda a: permission_calls(tool, a, cwd))
+        turn.errors.extend(verdict.errors)
+        if verdict.blocked:
+            return HostAnswer(body={"block": verdict.reason.strip() or "blocked by agent-hooks"}, blocked=True)
+        return HostAnswer(body={"args": verdict.arguments} if verdict.changed else None)
+
+    def on_tool_execute_after(self, turn: Turn) -> HostAnswer:
+        inp, out = self._parts(turn)
+        tool = str(inp.get("tool") or "")
+        raw_args = inp.get("args")
+        args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
+        call_id = inp.get("callID") if isinstance(inp.get("callID"), str) else None
+        change = output(turn.rt, tool, args, out.get("output"), call_id=call_id, errors=turn.errors)
+        return HostAnswer(body={"output": change.text} if change is not None else None)
+
+    def on_permission_ask(self, turn: Turn) -> HostAnswer:
+        inp, _ = self._parts(turn)
+        kind = str(inp.get("type") or inp.get("permission") or "")
+        pattern = inp.get("pattern")
+        text = pattern if isinstance(pattern, str) else (pattern[0] if isinstance(pattern, list) and pattern else None)
+        raw_meta = inp.get("metadata")
+        meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+        cwd = turn.rt.cwd
+        calls: g.Calls = []
+        if kind == "bash":
+            calls = g.shell(meta.get("command") or text, "bash")
+        elif kind in ("edit", "write"):
+            calls = g.writes([(meta.get("filePath") or text, None)], kind, cwd)
+        elif kind in ("read", "external_directory"):
+            calls = g.reads([meta.get("filePath") or text], kind, cwd)
+        elif kind == "webfetch":
+            calls = g.fetches(meta.get("url") or text, kind)
+        for hook, payload in calls:
+            if not turn.rt.implementers(hook):
+                continue
+            if (turn.fire(hook, payload).data or {}).get("denied"):
+                return HostAnswer(body={"status": "deny"}, blocked=True)
+        return HostAnswer()
+
+    # -- messages, model, compaction ---------------------------------------------------------
+
+    def on_chat_message(self, turn: Turn) -> HostAnswer:
+        _, out = self._parts(turn)
+        raw_parts = out.get("parts")
+        parts: list[Any] = raw_parts if isinstance(raw_parts, list) else []
+        texts: list[str] = [p["text"] for p in parts if isinstance(p, dict) and p.get("type") == "text"
+                 and isinstance(p.get("text"), str)]
+        if not texts:
+            return HostAnswer()
+        prompt = "\n".join(texts)
+        res = turn.fire("pre_message", {"prompt": prompt})
+        data = res.data or {}
+        if res.decision == "blocked":
+            who = g.stopper(res) or "a plugin"
+            return HostAnswer(body={"block": res.reason or f"the prompt was blocked by {who}"}, blocked=True)
+        new = data.get("prompt")
+        return HostAnswer(body={"text": new} if isinstance(new, str) and new != prompt else None)
+
+    def on_chat_params(self, turn: Turn) -> HostAnswer:
+        _, out = self._parts(turn)
+        res = turn.fire("pre_api_request", {"request_body": out})
+        body = (res.data or {}).get("request_body")
+        return HostAnswer(body={"params": body} if isinstance(body, dict) and body != out else None)
+
+    def on_experimental_chat_system_transform(self, turn: Turn) -> HostAnswer:
+        inject = turn.system_prompt()
+        texts = [t for t in (inject, *turn.messages()) if t]
+        return HostAnswer(body={"system": texts} if texts else None)
+
+    def on_experimental_session_compacting(self, turn: Turn) -> HostAnswer:
+        pre = turn.fire("pre_compact", {"trigger": "auto"})
+        if (pre.data or {}).get("cancel"):
+            turn.errors.append("a plugin asked to cancel the compaction; OpenCode cannot cancel it here")
+        res = turn.fire("on_compacting", {})
+        data = res.data or {}
+        body = {k: data[k] for k in ("context", "prompt") if data.get(k)}
+        return HostAnswer(body=body or None)
+
+    def on_event(self, turn: Turn) -> HostAnswer:
+        inp, _ = self._parts(turn)
+        raw = inp.get("event")
+        bus: dict[str, Any] = raw if isinstance(raw, dict) else inp
+        kind = bus.get("type")
+        for hook in BUS.get(kind, ()) if isinstance(kind, str) else ():
+            payload: dict[str, Any] = {
+                "on_start": {"project_root": turn.rt.cwd}, "session_start": {"reason": "startup"},
+                "agent_end": {}, "post_compact": {}, "on_end": {"reason": "session deleted"},
+            }[hook]
+            turn.fire(hook, payload)
+        if not (isinstance(kind, str) and kind in BUS):
+            turn.rt.call_runtime_hook("host_event", host=self.name, name=str(kind), payload=bus)
+        return HostAnswer()
+
+
+ADAPTER = OpenCodeAdapter()

@@ -1,0 +1,219 @@
+"""pi and oh-my-pi: the host adapter behind the shipped TypeScript extension.
+
+pi (``@mariozechner/pi-coding-agent``) and omp (``@oh-my-pi/pi-coding-agent``) run extensions
+in-process and have no command-hook protocol. ``extension.ts`` (package data, installed by
+``agenthooks install pi|omp``) starts ``agenthooks serve --stdio`` once per session and forwards
+pi's events in pi's own shape; this adapter turns each into canonical fires through the existing
+*dialects* (:mod:`agent_hooks_core.dialects.pi`, :mod:`~agent_hooks_core.dialects.omp`: names,
+payload shapes, omp's conflict rules) and returns the answer the extension hands back to pi.
+
+What the adapter adds to the dialect:
+
+* ``tool_call`` also fires the permission hook that fits the tool (``bash`` ->
+  ``pre_shell_exec``, ``write``/``edit`` -> ``pre_file_write``, ``read``/``grep``/``find``/``ls``
+  -> ``pre_file_read``); a deny becomes pi's ``{block: true, reason}``;
+* pi rewrites tool arguments by mutating ``event.input`` in place, which a JSON round trip cannot
+  do: a rewrite is answered as ``{input: {...}}`` and the extension copies it into ``event.input``
+  (omp: never, its handlers cannot rewrite);
+* ``session_start`` (``startup``) also fires ``on_start``; ``tool_execution_end`` also ``post_tool``;
+* events no dialect knows (``before_provider_request``, ``after_provider_response``,
+  ``thinking_level_select``) go to the ``host_event`` hook, observe only;
+* ``tool_call`` fails closed: a plugin that failed to load, or any failure of ours, blocks.
+
+No I/O here (see :mod:`agent_hooks_core.bridges.base`).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..base import BridgeInputError, HostAnswer
+
+if TYPE_CHECKING:
+    from ...runtime import Outcome, Runtime
+
+#: the events where pi decides from our answer whether an action runs
+GATING_EVENTS = frozenset({"tool_call"})
+
+#: pi tool -> (permission hook, the argument holding its subject)
+PERMISSION_TOOLS: dict[str, tuple[str, str]] = {
+    "bash": ("pre_shell_exec", "command"),
+    "write": ("pre_file_write", "path"),
+    "edit": ("pre_file_write", "path"),
+    "read": ("pre_file_read", "path"),
+    "grep": ("pre_file_read", "path"),
+    "find": ("pre_file_read", "path"),
+    "ls": ("pre_file_read", "path"),
+}
+
+#: host events with no canonical hook: observed through ``host_event`` only
+HOST_ONLY_EVENTS = ("before_provider_request", "after_provider_response", "thinking_level_select")
+
+#: host event -> canonical hooks fired besides the dialect's own (see the module docstring)
+EXTRA_HOOKS: dict[str, tuple[str, ...]] = {
+    "tool_call": ("pre_shell_exec", "pre_file_write", "pre_file_read"),
+    "session_start": ("on_start",),
+    "tool_execution_end": ("post_tool",),
+}
+
+
+class PiAdapter:
+    """pi's events through the pi dialect, or omp's through the omp dialect."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.dialect = name  # the dialect of the same name decides names, shapes and rules
+
+    # -- HostAdapter -------------------------------------------------------------------------
+
+    def event_name(self, event: Mapping[str, Any]) -> str | None:
+        name = event.get("name")
+        return name if isinstance(name, str) else None
+
+    def is_gating(self, event_name: str | None) -> bool:
+        return event_name in GATING_EVENTS
+
+    def runtime_options(self, event: Mapping[str, Any]) -> dict[str, Any]:
+        payload = event.get("payload")
+        cwd = payload.get("cwd") if isinstance(payload, dict) else None
+        return {"host": self.name, **({"cwd": cwd} if isinstance(cwd, str) else {})}
+
+    def failure(self, event_name: str | None, problem: str) -> HostAnswer:
+        if event_name in GATING_EVENTS:
+            reason = f"agent-hooks could not check this tool call, so it is blocked (fail-closed): {problem}"
+            return HostAnswer(body={"block": True, "reason": reason}, blocked=True,
+                              stderr=[f"agent-hooks ({self.name} {event_name}): {problem}"])
+        where = f" ({self.name} {event_name})" if event_name else f" ({self.name})"
+        return HostAnswer(body=None, stderr=[f"agent-hooks{where}: {problem}"])
+
+    def handle(self, rt: Runtime, event: dict[str, Any]) -> HostAnswer:
+        name = self.event_name(event)
+        if not name:
+            raise BridgeInputError(f"{self.name} event without a name")
+        payload = event.get("payload")
+        if payload is None:
+            payload = {}
+        if not isinstance(payload, dict):
+            raise BridgeInputError(f"{self.name} {name}: payload must be an object, not {type(payload).__name__}")
+        broken = list(getattr(rt, "load_errors", ()))
+        if broken and name in GATING_EVENTS:
+            culprits = ", ".join(dict.fromkeys(e.plugin for e in broken))
+            return self.failure(name, f"a plugin failed to load: {'; '.join(str(e) for e in broken)}. Fix it, "
+                                      f"or disable it (`agenthooks plugins disable {culprits}`)")
+        if name not in self._names():
+            return self._host_event(rt, name, payload)
+        if name == "tool_call":
+            return self._tool_call(rt, payload)
+        from ...dialects import fire_dialect
+
+        outcome = fire_dialect(rt, self.dialect, name, payload)
+        answer = HostAnswer(body=outcome.native, blocked=outcome.decision in ("blocked", "denied"),
+                            stderr=_errors(outcome))
+        if name == "session_start" and payload.get("reason") in (None, "startup"):
+            self._fire(rt, answer, "on_start", {"project_root": rt.cwd})
+        elif name == "tool_execution_end" and isinstance(payload.get("toolName"), str):
+            self._fire(rt, answer, "post_tool", {
+                "tool_name": payload["toolName"], "result": payload.get("result"),
+                "is_error": payload.get("isError") if isinstance(payload.get("isError"), bool) else None,
+                "tool_call_id": payload.get("toolCallId") if isinstance(payload.get("toolCallId"), str) else None})
+        return answer
+
+    # -- the rest ----------------------------------------------------------------------------
+
+    def subscriptions(self, rt: Runtime | None) -> list[str]:
+        """The host events worth forwarding: those whose hooks some loaded plugin implements.
+
+        ``tool_call`` is always among them when plugins failed to load (it must fail closed)."""
+        if rt is None:
+            return sorted(GATING_EVENTS)
+        events = {event for event, hook in self._names().items() if rt.implementers(hook)}
+        for event, hooks in EXTRA_HOOKS.items():
+            if any(rt.implementers(h) for h in hooks):
+                events.add(event)
+        if rt.pm.hook.host_event.get_hookimpls():
+            events.update(HOST_ONLY_EVENTS)
+        if getattr(rt, "load_errors", None):
+            events.update(GATING_EVENTS)
+            events.add("session_start")
+        return sorted(events)
+
+    def _names(self) -> dict[str, str]:
+        from ...dialects import get_dialect
+
+        return {n: hook for n, hook in get_dialect(self.dialect).names.items() if not n.startswith("session:")}
+
+    def _tool_call(self, rt: Runtime, payload: dict[str, Any]) -> HostAnswer:
+        from ...dialects import fire_dialect
+
+        tool = payload.get("toolName")
+        if not isinstance(tool, str) or not tool:
+            raise BridgeInputError(f"{self.name} tool_call without a toolName")
+        if not isinstance(payload.get("input", {}), dict):
+            raise BridgeInputError(f"{self.name} tool_call: input must be an object")
+        original = copy.deepcopy(payload.get("input") or {})
+        outcome = fire_dialect(rt, self.dialect, "tool_call", payload)
+        answer = HostAnswer(body=outcome.native, stderr=_errors(outcome))
+        if isinstance(outcome.native, dict) and outcome.native.get("block"):
+            answer.blocked = True
+            return answer
+        current = payload.get("input")
+        arguments: dict[str, Any] = current if isinstance(current, dict) else original
+        perm = permission_call(tool, arguments, rt.cwd)
+        if perm is not None and rt.implementers(perm[0]):
+            out = self._fire(rt, answer, *perm)
+            data = out.data or {}
+            if data.get("denied"):
+                who = out.answered[-1] if out.answered else "a plugin"
+                answer.body = {"block": True, "reason": data.get("reason") or f"denied by {who} ({perm[0]})"}
+                answer.blocked = True
+                return answer
+        if arguments != original and self.dialect == "pi":
+            body = dict(answer.body) if isinstance(answer.body, dict) else {}
+            body["input"] = arguments  # the extension copies it into pi's event.input
+            answer.body = body
+        return answer
+
+    def _fire(self, rt: Runtime, answer: HostAnswer, hook: str, payload: dict[str, Any]) -> Outcome:
+        out = rt.fire(hook, payload)
+        answer.stderr.extend(_errors(out))
+        return out
+
+    def _host_event(self, rt: Runtime, name: str, payload: dict[str, Any]) -> HostAnswer:
+        from ...errors import HookError
+
+        answer = HostAnswer(body=None)
+        for item in rt.call_runtime_hook("host_event", host=self.name, name=name, payload=payload):
+            if isinstance(item, HookError):
+                answer.stderr.append(f"agent-hooks: {item}")
+        return answer
+
+
+def permission_call(tool: str, arguments: dict[str, Any], cwd: str) -> tuple[str, dict[str, Any]] | None:
+    """The permission hook (and its payload) for a pi tool call, if the tool has one."""
+    spec = PERMISSION_TOOLS.get(tool)
+    if spec is None:
+        return None
+    hook, key = spec
+    subject = arguments.get(key)
+    if hook == "pre_file_read" and subject is None and tool in ("grep", "find", "ls"):
+        subject = "."  # these default to the working directory
+    if not isinstance(subject, str) or not subject:
+        return None
+    if hook == "pre_shell_exec":
+        return hook, {"command": subject, "tool_name": tool}
+    path = subject if os.path.isabs(subject) else os.path.normpath(os.path.join(cwd, os.path.expanduser(subject)))
+    payload: dict[str, Any] = {"path": path, "tool_name": tool}
+    if tool == "write" and isinstance(arguments.get("content"), str):
+        payload["content"] = arguments["content"]
+    return hook, payload
+
+
+def _errors(outcome: Outcome) -> list[str]:
+    return [f"agent-hooks: {err}" for err in outcome.errors]
+
+
+ADAPTER = PiAdapter("pi")
+OMP_ADAPTER = PiAdapter("omp")

@@ -1,0 +1,117 @@
+"""``agenthooks serve start|stop|status|run`` (and ``serve --stdio``): the warm server's command line.
+
+The work is in ``agent_hooks_core.serve``; docs/serve.md describes the server.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import typer
+
+from . import common
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"agenthooks: error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _describe(st: dict[str, Any]) -> list[str]:
+    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time() - float(st.get("uptime_s") or 0)))
+    reload = st.get("last_reload")
+    lines = [
+        f"pid:         {st.get('pid')} (agent-hooks {st.get('version')}, {st.get('python')})",
+        f"uptime:      {st.get('uptime_s')} s (since {started})",
+        f"unix socket: {st.get('socket')}",
+        f"http:        {st.get('http') or 'off'}" + (f" ({st['http_problem']})" if st.get("http_problem") else ""),
+        f"events:      {st.get('events')} served, {st.get('blocked')} blocked, {st.get('failures')} failed, "
+        f"{st.get('rejected')} requests refused",
+        f"latency:     p50 {st.get('p50_ms')} ms, p99 {st.get('p99_ms')} ms",
+        f"runtimes:    {st.get('runtimes')} warm, {st.get('builds')} built",
+        f"plugins:     {', '.join(st.get('plugins') or []) or '(none loaded yet)'}",
+        "last reload: " + (time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(reload)) if reload else "never"),
+    ]
+    return lines
+
+
+def register(app: Any) -> None:
+    """Add ``serve`` to the typer app."""
+    serve_app = typer.Typer(help="Keep the plugins loaded in one warm server that hosts talk to (docs/serve.md).",
+                            invoke_without_command=True, no_args_is_help=False)
+
+    @serve_app.callback()
+    def serve_main(ctx: typer.Context, stdio: bool = typer.Option(
+            False, "--stdio", help="serve one client over stdin/stdout (JSON-RPC lines; for host extensions)")) -> None:
+        if stdio:
+            import importlib
+
+            try:  # written by the stdio work (docs/serve.md); absent in builds without it
+                stdio_transport = importlib.import_module("agent_hooks_core.transports.stdio")
+            except ImportError:
+                raise _fail("this build has no stdio transport") from None
+            raise typer.Exit(stdio_transport.main(list(ctx.args)))
+        if ctx.invoked_subcommand is None:
+            typer.echo(ctx.get_help())
+            raise typer.Exit(0)
+
+    @serve_app.command("run")
+    def run_cmd(port: int = typer.Option(None, "--port", help="HTTP port (default: settings, or derived)"),
+                no_http: bool = typer.Option(False, "--no-http", help="serve the unix socket only"),
+                verbose: bool = typer.Option(False, "--verbose", help="log every request")) -> None:
+        """Serve in the foreground (for debugging and process supervisors)."""
+        from ..serve import server
+
+        try:
+            code = server.run(port=port, http_enabled=not no_http, verbose=verbose,
+                              ready=lambda s: typer.echo(f"agenthooks serve: pid {s.status()['pid']} on "
+                                                         f"{s.socket_path}" + (f" and {s.http_address}"
+                                                                               if s.http_address else ""),
+                                                         err=True))
+        except server.ServeError as exc:
+            raise _fail(str(exc)) from None
+        raise typer.Exit(code)
+
+    @serve_app.command("start")
+    def start_cmd(quiet: bool = typer.Option(False, "--quiet", help="print nothing on success"),
+                  port: int = typer.Option(None, "--port", help="HTTP port (default: settings, or derived)"),
+                  no_http: bool = typer.Option(False, "--no-http", help="serve the unix socket only")) -> None:
+        """Start the server in the background (nothing to do when it runs already)."""
+        from ..serve import server
+
+        extra = [*(["--port", str(port)] if port is not None else []), *(["--no-http"] if no_http else [])]
+        try:
+            started, st = server.start(extra=extra)
+        except (server.ServeError, OSError) as exc:
+            raise _fail(str(exc)) from None
+        if not quiet:
+            typer.echo(("started" if started else "already running") + f": pid {st.get('pid')}, "
+                       f"{st.get('socket')}" + (f", {st['http']}" if st.get("http") else ""))
+
+    @serve_app.command("stop")
+    def stop_cmd() -> None:
+        """Stop the server."""
+        from ..serve import server
+
+        pid = server.stop()
+        typer.echo("no server was running" if pid is None else f"stopped (pid {pid})")
+
+    @serve_app.command("status")
+    def status_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readable")) -> None:
+        """Is it running; events served, latency, plugins loaded, last reload. Exit 1 when not running."""
+        from ..serve import server
+
+        st = server.status()
+        if as_json:
+            common.echo_json(st if st is not None else {"running": False})
+        elif st is None:
+            typer.echo("not running (start it with `agenthooks serve start`)")
+        else:
+            typer.echo("\n".join(_describe(st)))
+        raise typer.Exit(0 if st is not None else 1)
+
+    app.add_typer(serve_app, name="serve")
+
+
+__all__ = ["register"]

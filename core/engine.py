@@ -1,0 +1,242 @@
+"""The hook-call engine: the walk over one call's handlers, written once, and its drivers.
+
+:class:`HandlerCalls` holds one call's failure policy: which handler comes next, and what a
+handler's answer or exception does to the call (kept, recorded as an error or a timeout, ends the
+call, or must keep unwinding because it is not the handler's). The drivers only perform the calls:
+
+* :func:`run_here`: in the calling thread; sync handlers directly or under the SIGALRM watchdog
+  (``timed``), async ones on a kept loop. A hook without a timeout (``pre_tool`` in-process) runs here.
+* :func:`run_bounded`: the same walk on a worker thread the caller abandons when a handler passes
+  its deadline; the caller records the timeout and goes on with the next handler on a fresh
+  worker. Whatever the handler does (a bare ``except:`` retry loop, its own SIGALRM handler, a
+  regex deep in C code), the call returns by its deadline.
+* :func:`run_async`: ``afire``; async handlers are awaited on the host's loop, sync ones are
+  called through ``timed``.
+
+The same walk serves ``hook_called`` (:class:`MetaSink`: every handler runs, errors go on the
+outcome).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Generator
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .errors import HookError, HookTimeout, describe
+from .timeouts import GRACE, Watch, await_with_timeout, is_foreign, run_coroutine, run_watched
+
+if TYPE_CHECKING:
+    from .runtime import Handler, Outcome
+
+#: ``timed(func, args)``: a sync handler's call under a deadline
+Timed = Callable[[Callable[..., Any], tuple[Any, ...]], Any]
+
+
+class Sink(Protocol):
+    """Where answers and failures go: a :class:`~agent_hooks_core.reducer.Reduction`, or :class:`MetaSink`."""
+
+    def accept(self, plugin: str, answer: Any) -> bool: ...
+
+    def fail(self, plugin: str, message: str, kind: str = "error") -> bool: ...
+
+
+class MetaSink:
+    """``hook_called``: answers are ignored, failures are recorded on the outcome, nothing stops."""
+
+    __slots__ = ("outcome",)
+
+    def __init__(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+
+    def accept(self, plugin: str, answer: Any) -> bool:
+        return False
+
+    def fail(self, plugin: str, message: str, kind: str = "error") -> bool:
+        self.outcome.errors.append(HookError(plugin, "hook_called", message, kind))
+        return False
+
+
+class HandlerCalls:
+    """One hook call's walk over its handlers (see the module docstring)."""
+
+    __slots__ = ("aio", "called", "current", "handlers", "sink", "stopped", "subject", "timeout")
+
+    def __init__(self, handlers: list[Handler], sink: Sink, subject: Any, timeout: float | None,
+                 *, aio: bool = False) -> None:
+        self.handlers = handlers
+        self.sink = sink
+        #: what handlers receive: the event (updated in place by chained answers) or the outcome
+        self.subject = subject
+        self.timeout = timeout
+        #: inside ``afire``: a cancellation of the host's task is the host's, not the handler's
+        self.aio = aio
+        self.called = 0
+        self.current: Handler | None = None
+        self.stopped = False
+
+    @property
+    def finished(self) -> bool:
+        return self.stopped or self.called >= len(self.handlers)
+
+    def next(self) -> Handler | None:
+        """The next handler to call, or None when the call is over."""
+        if self.stopped or self.called >= len(self.handlers):
+            return None
+        h = self.current = self.handlers[self.called]
+        self.called += 1
+        return h
+
+    def limit(self, h: Handler) -> float:
+        """How long a watching caller gives ``h``: async ones get a grace to be cancelled in."""
+        assert self.timeout is not None
+        return self.timeout + GRACE if h.is_async else self.timeout
+
+    def record(self, h: Handler, answer: Any, exc: BaseException | None) -> None:
+        """Apply what calling ``h`` gave; re-raise what is not the handler's failure."""
+        sink = self.sink
+        if exc is None:
+            try:
+                stop = sink.accept(h.plugin, answer)
+            except Exception as bad:  # an answer that lies about being a dict or a model
+                stop = sink.fail(h.plugin, f"invalid answer: {describe(bad)}", "invalid")
+        elif isinstance(exc, HookTimeout):
+            if is_foreign(exc):
+                raise exc  # an outer call's deadline passed: it is abandoned, not this handler
+            stop = sink.fail(h.plugin, timed_out(self.timeout), "timeout")
+        elif isinstance(exc, KeyboardInterrupt) or (self.aio and _is_cancellation(exc) and _host_cancelled()):
+            raise exc  # the user's or the host's: not the handler's failure
+        else:  # whatever a plugin raises (even SystemExit) is its error
+            stop = sink.fail(h.plugin, describe(exc))
+        if stop:
+            self.stopped = True
+
+
+def _pending(answer: Any) -> bool:
+    """A sync def that returned a coroutine (or another awaitable) instead of an answer."""
+    return answer is not None and type(answer) is not dict and inspect.isawaitable(answer)
+
+
+def _call(calls: HandlerCalls, h: Handler, timed: Timed | None, watched: bool) -> Any:
+    args = h.args(calls.subject)
+    if h.is_async:
+        return run_coroutine(h.func(*args), calls.timeout, watched=watched)
+    answer = h.func(*args) if timed is None else timed(h.func, args)
+    return run_coroutine(answer, calls.timeout, watched=watched) if _pending(answer) else answer
+
+
+def run_here(calls: HandlerCalls, timed: Timed | None = None, watch: Watch | None = None) -> None:
+    """Walk ``calls`` in this thread; with ``watch``, as the worker of :func:`run_bounded`."""
+    while (h := calls.next()) is not None:
+        if watch is not None:
+            watch.enter(calls.limit(h))
+        try:
+            answer, exc = _call(calls, h, timed, watch is not None), None
+        except BaseException as error:
+            answer, exc = None, error
+        if watch is not None and not watch.leave():
+            return  # abandoned: the caller owns the walk now
+        calls.record(h, answer, exc)
+
+
+def run_bounded(calls: HandlerCalls, enter: Callable[[], object]) -> None:
+    """Walk ``calls`` on worker threads; a handler past its deadline is abandoned, the rest go on.
+
+    ``enter`` runs first on each worker (in its copy of the caller's context): the runtime's
+    re-entrancy guard.
+    """
+    assert calls.timeout is not None
+    while not calls.finished:
+        watch = Watch(calls.timeout)
+
+        def walk(watch: Watch = watch) -> None:
+            enter()
+            run_here(calls, None, watch)
+
+        try:
+            run_watched(walk, watch)
+        except HookTimeout as exc:
+            if is_foreign(exc) or calls.current is None:
+                raise
+            calls.record(calls.current, None, HookTimeout())
+
+
+async def run_async(calls: HandlerCalls, timed: Timed | None) -> None:
+    """Walk ``calls`` in ``afire``: async handlers awaited here, sync ones through ``timed``."""
+    while (h := calls.next()) is not None:
+        try:
+            answer, exc = await _acall(calls, h, timed), None
+        except BaseException as error:
+            answer, exc = None, error
+        calls.record(h, answer, exc)
+
+
+async def _acall(calls: HandlerCalls, h: Handler, timed: Timed | None) -> Any:
+    args = h.args(calls.subject)
+    answer: Any = h.func(*args) if h.is_async or timed is None else timed(h.func, args)
+    if h.is_async or _pending(answer):
+        return await await_with_timeout(answer, calls.timeout)
+    return answer
+
+
+def timed_out(timeout: float | None) -> str:
+    return f"timed out after {timeout:g}s" if timeout is not None else "timed out"
+
+
+def _is_cancellation(exc: BaseException) -> bool:
+    import asyncio  # afire runs in a loop, so asyncio is imported already: this costs nothing
+
+    return isinstance(exc, asyncio.CancelledError)
+
+
+def _host_cancelled() -> bool:
+    """True when the task running afire is being cancelled (before 3.11: assume so)."""
+    import asyncio
+
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return True if cancelling is None else bool(cancelling())
+
+
+
+# -- step generators: a sequence of calls written once, performed sync or async ------------------
+
+#: a generator that yields requests, receives each one's result (or has its exception thrown in)
+#: and returns the sequence's result: HookToolWrapper's pre_tool -> tool -> pre_tool_output -> post_tool
+Steps = Generator[Any, Any, Any]
+_DONE = object()
+
+
+def _advance(steps: Steps, value: Any, error: Exception | None) -> tuple[Any, Any]:
+    """(the generator's next request, None), or (_DONE, what it returned)."""
+    try:
+        return (steps.send(value) if error is None else steps.throw(error)), None
+    except StopIteration as stop:
+        return _DONE, stop.value
+
+
+def _perform(perform: Callable[[Any], Any], request: Any) -> tuple[Any, Exception | None]:
+    try:
+        return perform(request), None
+    except Exception as exc:  # thrown into the generator, which decides
+        return None, exc
+
+
+def drive(steps: Steps, perform: Callable[[Any], Any]) -> Any:
+    """Run ``steps`` with a sync ``perform(request)``."""
+    request, result = _advance(steps, None, None)
+    while request is not _DONE:
+        request, result = _advance(steps, *_perform(perform, request))
+    return result
+
+
+async def adrive(steps: Steps, perform: Callable[[Any], Awaitable[Any]]) -> Any:
+    """Run ``steps`` with an async ``perform(request)``."""
+    request, result = _advance(steps, None, None)
+    while request is not _DONE:
+        try:
+            value, error = await perform(request), None
+        except Exception as exc:
+            value, error = None, exc
+        request, result = _advance(steps, value, error)
+    return result

@@ -1,0 +1,227 @@
+"""HTTP/1.1 for the warm server, on 127.0.0.1 (hosts' ``http`` hooks) and on the unix socket (the
+fast client, ``agenthooks serve status|stop``). Standard library ``http.server``: a thread per
+connection, keep-alive (Claude Code keeps one connection per session), no dependency to vet.
+
+Endpoints (docs/serve.md):
+
+* ``POST /hosts/<host>``: the body is the host's event; the answer is what the host reads from a
+  command's stdout (``200`` with JSON, ``{}`` for "nothing to say"); our failure on a non-gating
+  event is a ``500`` with one line (a non-blocking error), on a gating event the adapter's deny;
+* ``POST /hosts/<host>/command``: the same, for the fast client: ``200`` with the exit code and the
+  stdout length in ``X-Agent-Hooks-Exit-Code``/``X-Agent-Hooks-Stdout-Length``, stdout then stderr;
+* ``POST /fire``: ``{"hook", "payload", "dialect"?, "cwd"?}`` -> the Outcome as JSON;
+* ``GET /status``; ``POST /shutdown`` (unix socket only).
+
+Host options travel as ``?arg=--ask&arg=...`` or ``X-Agent-Hooks-Arg`` headers (the command's argv).
+Security on TCP: the peer must be loopback, the ``Host`` header must name a loopback address
+(DNS rebinding), and ``X-Agent-Hooks-Token`` (or ``Authorization: Bearer``) must carry the user's
+secret. The unix socket is 0600 in a 0700 directory: reaching it is the credential.
+Every refusal is one line of JSON; the server never answers empty on its own error.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import socketserver
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from ..transports import dispatch
+from .service import RequestError, Service
+
+log = logging.getLogger("agent_hooks.serve")
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "agent-hooks"
+    sys_version = ""
+    server: Any  # TCPServer or UnixServer, both with .service, .token, .tcp, .on_shutdown
+
+    # -- plumbing -------------------------------------------------------------------------------
+
+    def address_string(self) -> str:
+        return str(self.client_address[0]) if self.client_address else "unix"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s %s", self.address_string(), format % args)
+
+    def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None,
+              content_type: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _error(self, status: int, message: str) -> None:
+        self.server.service.stats.reject()
+        log.info("%s %s %s: %d %s", self.address_string(), self.command, self.path, status, message)
+        self._send(status, json.dumps({"error": message}).encode() + b"\n")
+
+    def _allowed(self) -> str | None:
+        """None when the request may be served, else why not (TCP only: see the module docstring)."""
+        if not self.server.tcp:
+            return None
+        peer = str(self.client_address[0])
+        if peer not in ("127.0.0.1", "::1") and not peer.startswith("::ffff:127."):
+            return f"not a loopback peer ({peer})"
+        host = (self.headers.get("Host") or "").strip()
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        if name.lower() not in LOOPBACK_HOSTS:
+            return f"Host header {host!r} is not a loopback address"
+        token = self.headers.get("X-Agent-Hooks-Token") or ""
+        auth = self.headers.get("Authorization") or ""
+        if not token and auth.lower().startswith("bearer "):
+            token = auth[7:].strip()
+        if not token or not hmac.compare_digest(token.encode(), self.server.token.encode()):
+            return "missing or wrong X-Agent-Hooks-Token"
+        return None
+
+    def _body(self) -> bytes | None:
+        length = self.headers.get("Content-Length")
+        if self.headers.get("Transfer-Encoding"):
+            self._error(411, "send a Content-Length (no chunked bodies)")
+            self.close_connection = True
+            return None
+        try:
+            size = int(length) if length is not None else 0
+        except ValueError:
+            self._error(400, f"bad Content-Length {length!r}")
+            self.close_connection = True
+            return None
+        if size < 0 or size > dispatch.MAX_EVENT_BYTES:
+            self._error(413, f"the body is larger than {dispatch.MAX_EVENT_BYTES:,} bytes")
+            self.close_connection = True
+            return None
+        return self.rfile.read(size) if size else b""
+
+    # -- routes ---------------------------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        self._route("GET")
+
+    def do_POST(self) -> None:
+        self._route("POST")
+
+    def do_PUT(self) -> None:
+        self._route("PUT")
+
+    def do_DELETE(self) -> None:
+        self._route("DELETE")
+
+    def _route(self, method: str) -> None:
+        try:
+            self._serve(method)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        except Exception as exc:  # never an empty answer on our own error
+            log.exception("internal error on %s %s", method, self.path)
+            try:
+                self._error(500, f"internal error: {dispatch.describe(exc)}")
+            except OSError:
+                self.close_connection = True
+
+    def _serve(self, method: str) -> None:
+        why = self._allowed()
+        if why is not None:
+            self._body()  # drain it, so keep-alive stays in step
+            self._error(403, why)
+            return
+        url = urlsplit(self.path)
+        parts = [p for p in url.path.split("/") if p]
+        service: Service = self.server.service
+        if parts == ["status"] and method == "GET":
+            self._send(200, json.dumps(self.server.status()).encode() + b"\n")
+            return
+        if method != "POST":
+            self._body()
+            self._error(405 if parts in (["fire"], ["shutdown"]) or parts[:1] == ["hosts"] else 404,
+                        f"{method} {url.path} is not served")
+            return
+        body = self._body()
+        if body is None:
+            return
+        if parts == ["shutdown"]:
+            if self.server.tcp:
+                self._error(403, "shutdown is only served on the unix socket")
+                return
+            self._send(200, b'{"stopping": true}\n')
+            self.server.on_shutdown()
+            return
+        if parts == ["fire"]:
+            try:
+                result = service.fire(body)
+            except RequestError as exc:
+                self._error(exc.status, str(exc))
+                return
+            self._send(200, dispatch.encode_body(result) + b"\n")
+            return
+        if parts[:1] == ["hosts"] and len(parts) in (2, 3) and (len(parts) == 2 or parts[2] == "command"):
+            args = parse_qs(url.query).get("arg", []) + self.headers.get_all("X-Agent-Hooks-Arg", [])
+            try:
+                answer = service.host_event(parts[1], args, body)
+            except RequestError as exc:
+                self._error(exc.status, str(exc))
+                return
+            stdout = dispatch.encode_body(answer.body) if answer.body is not None else b""
+            if len(parts) == 3:
+                out = stdout + b"\n" if stdout else b""
+                err = "".join(line.rstrip("\n") + "\n" for line in answer.stderr).encode("utf-8", "replace")
+                self._send(200, out + err, content_type="application/octet-stream",
+                           headers={"X-Agent-Hooks-Exit-Code": str(answer.exit_code),
+                                    "X-Agent-Hooks-Stdout-Length": str(len(out))})
+                return
+            for line in answer.stderr:
+                log.info("%s: %s", parts[1], line)
+            if answer.exit_code != 0 and answer.body is None:
+                message = "; ".join(answer.stderr) or f"exit code {answer.exit_code}"
+                self._send(500, json.dumps({"error": message}).encode() + b"\n")
+                return
+            self._send(200, (stdout or b"{}") + b"\n")
+            return
+        self._error(404, f"no endpoint {url.path} (see docs/serve.md)")
+
+
+class TCPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # hosts fire hooks in parallel: the stdlib's 5 resets connections
+    allow_reuse_address = True
+    tcp = True
+
+    def __init__(self, address: tuple[str, int], service: Service, token: str, owner: Any) -> None:
+        super().__init__(address, Handler)
+        self.service = service
+        self.token = token
+        self.owner = owner
+
+    def status(self) -> dict[str, Any]:
+        return dict(self.owner.status())
+
+    def on_shutdown(self) -> None:
+        self.owner.request_stop()
+
+
+class UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    request_queue_size = 256
+    tcp = False
+    token = ""
+
+    def __init__(self, path: str, service: Service, owner: Any) -> None:
+        super().__init__(path, Handler)
+        self.service = service
+        self.owner = owner
+
+    def status(self) -> dict[str, Any]:
+        return dict(self.owner.status())
+
+    def on_shutdown(self) -> None:
+        self.owner.request_stop()

@@ -1,0 +1,276 @@
+"""The server's life: ``run`` (foreground), ``start`` (detached, returns once it answers), ``stop``,
+``status``; and :func:`request`, a small HTTP client over the unix socket.
+
+One server per user and environment (``paths.identity``): a lock file held for the server's life
+makes a second ``run`` refuse, and ``start`` idempotent. The unix socket is created 0600 inside a
+0700 directory; HTTP binds 127.0.0.1 only (a busy port leaves the server on the socket alone, and
+``status`` says so).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from . import paths
+
+log = logging.getLogger("agent_hooks.serve")
+
+START_TIMEOUT = 20.0
+
+
+class ServeError(Exception):
+    """One line for the user (exit 2)."""
+
+
+# -- talking to a running server -----------------------------------------------------------------
+
+
+class _UnixConnection(http.client.HTTPConnection):
+    def __init__(self, path: str, timeout: float) -> None:
+        super().__init__("localhost", timeout=timeout)
+        self.unix_path = path
+
+    def connect(self) -> None:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        sock.connect(self.unix_path)
+        self.sock = sock
+
+
+def request(method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None,
+            timeout: float = 5.0, sock: str | os.PathLike[str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    """(status, headers, body) of one request over the unix socket; OSError when unreachable."""
+    conn = _UnixConnection(str(sock or paths.socket_path()), timeout)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        resp = conn.getresponse()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+    except http.client.HTTPException as exc:
+        raise OSError(f"bad reply from the server: {exc}") from None
+    finally:
+        conn.close()
+
+
+def status(timeout: float = 5.0) -> dict[str, Any] | None:
+    """The running server's status, or None when none answers."""
+    try:
+        code, _, body = request("GET", "/status", timeout=timeout)
+    except OSError:
+        return None
+    if code != 200:
+        return None
+    data = json.loads(body)
+    return data if isinstance(data, dict) else None
+
+
+# -- the server ----------------------------------------------------------------------------------
+
+
+class Server:
+    """Both listeners, the service, and the bookkeeping files."""
+
+    def __init__(self, port: int | None = None, http_enabled: bool = True) -> None:
+        from .service import Service
+
+        self.service = Service()
+        self.port = paths.port() if port is None else port
+        self.http_enabled = http_enabled
+        self.stop_event = threading.Event()
+        self.listeners: list[Any] = []
+        self.http_address: str | None = None
+        self.http_problem: str | None = None
+        self.socket_path = paths.socket_path()
+        self._lock_fd: int | None = None
+
+    def status(self) -> dict[str, Any]:
+        data = self.service.status()
+        data.update({"pid": os.getpid(), "socket": str(self.socket_path), "http": self.http_address,
+                     "http_problem": self.http_problem, "python": sys.executable,
+                     "version": _version()})
+        return data
+
+    def request_stop(self) -> None:
+        self.stop_event.set()
+
+    def _lock(self) -> None:
+        import fcntl
+
+        fd = os.open(paths.lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            pid = _read_pid()
+            raise ServeError(f"a server is already running{f' (pid {pid})' if pid else ''}: "
+                             "`agenthooks serve status`") from None
+        self._lock_fd = fd
+
+    def bind(self) -> None:
+        from .httpserver import TCPServer, UnixServer
+
+        self._lock()
+        try:
+            self.socket_path.unlink()  # a stale socket: the lock says nobody serves it
+        except FileNotFoundError:
+            pass
+        old = os.umask(0o177)
+        try:
+            unix = UnixServer(str(self.socket_path), self.service, self)
+        finally:
+            os.umask(old)
+        os.chmod(self.socket_path, 0o600)
+        self.listeners.append(unix)
+        if self.http_enabled:
+            from .paths import token
+
+            try:
+                tcp = TCPServer(("127.0.0.1", self.port), self.service, token() or "", self)
+            except OSError as exc:
+                self.http_problem = f"127.0.0.1:{self.port}: {exc.strerror or exc}"
+                log.warning("HTTP not served: %s", self.http_problem)
+            else:
+                self.listeners.append(tcp)
+                self.http_address = f"http://127.0.0.1:{tcp.server_address[1]}"
+        paths.pid_path().write_text(f"{os.getpid()}\n", encoding="ascii")
+
+    def serve(self) -> None:
+        threads = [threading.Thread(target=s.serve_forever, kwargs={"poll_interval": 0.5}, daemon=True,
+                                    name=f"agent-hooks-serve-{i}") for i, s in enumerate(self.listeners)]
+        for t in threads:
+            t.start()
+        log.info("serving on %s%s (pid %d)", self.socket_path,
+                 f" and {self.http_address}" if self.http_address else "", os.getpid())
+        try:
+            while not self.stop_event.wait(1.0):
+                pass
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        for s in self.listeners:
+            s.shutdown()
+            s.server_close()
+        self.listeners = []
+        for p in (self.socket_path, paths.pid_path()):
+            try:
+                p.unlink()
+            except OSError:
+                pass
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+        log.info("stopped")
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return str(__version__)
+
+
+def _read_pid() -> int | None:
+    try:
+        return int(paths.pid_path().read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def setup_logging(verbose: bool = False) -> Path:
+    from logging.handlers import RotatingFileHandler
+
+    path = paths.log_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = RotatingFileHandler(path, maxBytes=1 << 20, backupCount=3, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    root = logging.getLogger("agent_hooks")
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    return path
+
+
+def run(port: int | None = None, http_enabled: bool = True, verbose: bool = False,
+        ready: Any = None) -> int:
+    """Serve in the foreground until ``serve stop``, SIGTERM or SIGINT. Returns the exit code."""
+    setup_logging(verbose)
+    server = Server(port, http_enabled)
+    server.bind()
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, lambda *_: server.request_stop())
+    if ready is not None:
+        ready(server)
+    server.serve()
+    return 0
+
+
+def start(timeout: float = START_TIMEOUT, extra: list[str] | None = None) -> tuple[bool, dict[str, Any]]:
+    """(started now?, status): start a detached server unless one answers already."""
+    import subprocess
+
+    from ..transports.client import isolation_flags, python
+
+    current = status()
+    if current is not None:
+        return False, current
+    log_file = paths.log_path()
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    with open(os.devnull, "rb") as devnull, open(log_file, "ab") as out:
+        proc = subprocess.Popen([python(), *isolation_flags(), "-m", "agent_hooks_core", "serve", "run",
+                                 *(extra or [])], stdin=devnull, stdout=out, stderr=out,
+                                start_new_session=True, cwd="/")
+    until = time.monotonic() + timeout
+    delay = 0.01
+    while time.monotonic() < until:
+        current = status(timeout=1.0)
+        if current is not None:
+            return True, current
+        code = proc.poll()
+        if code is not None:
+            again = status(timeout=1.0)  # lost a race with another start: that one serves
+            if again is not None:
+                return False, again
+            raise ServeError(f"the server exited ({code}) before answering; see {log_file}")
+        time.sleep(delay)  # waiting for another process to come up: bounded by timeout
+        delay = min(delay * 2, 0.2)
+    raise ServeError(f"the server did not answer within {timeout:g} s; see {log_file}")
+
+
+def stop(timeout: float = 10.0) -> int | None:
+    """Stop the running server; its pid, or None when none was running."""
+    pid = _read_pid()
+    try:
+        request("POST", "/shutdown", timeout=2.0)
+    except OSError:
+        if pid is None or not _alive(pid):
+            return None
+        os.kill(pid, signal.SIGTERM)
+    until = time.monotonic() + timeout
+    while pid is not None and _alive(pid) and time.monotonic() < until:
+        time.sleep(0.05)  # waiting for another process to exit: bounded by timeout
+    if pid is not None and _alive(pid):
+        os.kill(pid, signal.SIGKILL)
+    return pid or -1
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # our own child that has exited but not been reaped counts as gone
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        return done == 0
+    except ChildProcessError:
+        return True

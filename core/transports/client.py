@@ -1,0 +1,69 @@
+"""The commands installers write: the fast client (through the warm server) and the per-event process.
+
+Installers of command hosts (Claude Code ``--transport command``, Codex, Gemini CLI, Cursor) call
+:func:`command_for` and write the list it returns in exec form (no shell): absolute paths, because
+the ``python3`` on a user's PATH may be a shim that costs more than the hook, and isolation flags,
+because a bridge must never import from the project directory (``-I``: no cwd, no ``PYTHONPATH``,
+no user site; ``-P`` instead when agent-hooks itself lives in the user site).
+
+The fast client (``fastclient.py``) forwards the event to ``agenthooks serve`` over the 0600 unix
+socket and prints its answer; when the server cannot be reached it answers with the per-event
+process (:func:`process_command`), and starts the server for the next event.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+FASTCLIENT = Path(__file__).with_name("fastclient.py")
+
+
+def python() -> str:
+    """This environment's interpreter: absolute, not resolved (a venv's python is a symlink that
+    must stay inside the venv)."""
+    return str(Path(sys.executable).absolute())
+
+
+def isolation_flags() -> list[str]:
+    """Interpreter flags that keep the current directory and ``PYTHONPATH`` off ``sys.path``."""
+    import site
+
+    here = Path(__file__).resolve()
+    user_site = site.getusersitepackages() if site.ENABLE_USER_SITE is not None else None
+    in_user_site = bool(user_site) and str(here).startswith(str(Path(str(user_site)).resolve()) + os.sep)
+    if not in_user_site:
+        return ["-I"]
+    return ["-E", "-P"] if sys.version_info >= (3, 11) else ["-E"]
+
+
+def process_command(host: str, args: Sequence[str] = ()) -> list[str]:
+    """The per-event process for ``host`` (``agenthooks <host> ARGS``), exec form."""
+    return [python(), *isolation_flags(), "-m", "agent_hooks_core", host, *args]
+
+
+def command_for(host: str, args: Sequence[str] = (), *, gating: bool = False, autostart: bool = True,
+                socket: str | os.PathLike[str] | None = None) -> list[str]:
+    """The fast client command for one event of ``host``, exec form.
+
+    ``args`` are the host command's options (``--event PreToolUse``...); ``gating``: the event
+    decides whether an action runs, so any failure of the client itself exits 2 with the reason on
+    stderr (a block in every host); ``autostart``: a down server is started for the next event.
+    """
+    from ..serve import paths
+
+    sock = str(socket) if socket is not None else str(paths.socket_path())
+    flags = isolation_flags()
+    command = [python(), "-S", "-I", str(FASTCLIENT), "--socket", sock, "--isolation", ",".join(flags)]
+    if gating:
+        command.append("--gating")
+    if autostart:
+        command.append("--autostart")
+    return [*command, "--", host, *args]
+
+
+def is_fast_client(argv: Sequence[str]) -> bool:
+    """True for a command :func:`command_for` wrote (any environment)."""
+    return any(Path(a).name == FASTCLIENT.name and "transports" in Path(a).parts for a in argv)

@@ -1,0 +1,93 @@
+"""pi and oh-my-pi for the real-agent tests: where they are, how to point them at the fake model.
+
+Both run in print mode (``-p``) with a throwaway ``HOME`` and agent directory
+(``PI_CODING_AGENT_DIR``), so nothing of the user's own configuration is read or written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PI = ("@mariozechner/pi-coding-agent", "0.73.1", "pi")
+OMP = ("@oh-my-pi/pi-coding-agent", "18.2.3", "omp")
+BUN = ("bun", "1.4.5", "bun")
+
+#: the server command line the extension starts (what the tests look for in /proc)
+SERVER_ARGV = [b"-m", b"agent_hooks_core", b"serve", b"--stdio"]
+
+
+@dataclass
+class Agent:
+    host: str
+    binary: Path
+    #: extra PATH entries (omp needs bun)
+    path: list[str] = field(default_factory=list)
+    #: omp: its built-in providers, disabled so start-up does not go to the network
+    disabled_providers: list[str] = field(default_factory=list)
+
+    def configure(self, agent_dir: Path, base_url: str) -> None:
+        """Register the fake model as provider ``fake`` in the agent directory."""
+        provider = {"baseUrl": base_url, "api": "openai-completions", "apiKey": "dummy",
+                    "models": [{"id": "fake-model", "contextWindow": 128000, "maxTokens": 4096}]}
+        agent_dir.mkdir(parents=True, exist_ok=True)
+        if self.host == "pi":
+            provider["compat"] = {"supportsDeveloperRole": False, "supportsReasoningEffort": False}
+            (agent_dir / "models.json").write_text(json.dumps({"providers": {"fake": provider}}))
+        else:  # YAML is a superset of JSON
+            (agent_dir / "models.yml").write_text(json.dumps({"providers": {"fake": provider}}))
+            (agent_dir / "config.yml").write_text(json.dumps({"disabledProviders": self.disabled_providers}))
+
+    def env(self, home: Path, agent_dir: Path, **extra: str) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PI_", "AGENT_HOOKS_DEBUG"))}
+        env.update({"HOME": str(home), "PI_CODING_AGENT_DIR": str(agent_dir), "PI_OFFLINE": "1",
+                    "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0", "NO_COLOR": "1",
+                    "PATH": os.pathsep.join([*self.path, env.get("PATH", "")])})
+        env.update(extra)
+        return env
+
+    def command(self, prompt: str) -> list[str]:
+        return [str(self.binary), "-p", "--provider", "fake", "--model", "fake-model", prompt]
+
+
+def make_agent(host: str, npm_tool: Callable[[str, str, str], Path]) -> Agent:
+    if host == "pi":
+        return Agent("pi", npm_tool(*PI))
+    bun = npm_tool(*BUN)
+    omp = npm_tool(*OMP)
+    prefix = omp.parent.parent.parent  # <prefix>/node_modules/.bin/omp
+    listing = subprocess.run(
+        [str(bun), "-e", 'import { PROVIDER_DESCRIPTORS } from "@oh-my-pi/pi-catalog/provider-models";'
+                         "console.log(JSON.stringify(PROVIDER_DESCRIPTORS.map((d) => d.providerId)))"],
+        cwd=prefix, capture_output=True, text=True, timeout=120, check=True)
+    return Agent("omp", omp, path=[str(bun.parent)], disabled_providers=json.loads(listing.stdout))
+
+
+def server_pids(parent: int, python: Path) -> list[int]:
+    """The ``agenthooks serve --stdio`` children of process ``parent`` run by ``python`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        state = stat.rsplit(")", 1)[1].split()[0]
+        if ppid == parent and state != "Z" and argv[0] == bytes(python) and all(a in argv for a in SERVER_ARGV):
+            found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

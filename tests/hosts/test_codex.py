@@ -1,0 +1,94 @@
+"""Codex 0.169.0 (the real binary from npm) with `agenthooks install codex`, against a fake
+Responses API on 127.0.0.1: the guard's deny reaches the model, a benign command runs, a secret
+in a command's output is redacted, and a failure of ours blocks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from agent_hooks_core.bridges.codex import install as cx
+
+from .fake_responses import FakeResponses
+
+VERSION = "0.169.0"
+SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+@pytest.fixture(scope="module")
+def codex(npm_tool) -> Path:
+    pytest.importorskip("agent_hooks_guard")
+    return npm_tool("@openai/codex", VERSION, "codex")
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    home = tmp_path / "home"
+    (home / "keep").mkdir(parents=True)
+    (home / "keep" / "file").write_text("still here")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    return home
+
+
+def run_codex(codex: Path, home: Path, steps: list[tuple[str, str]], argv: list[str] | None = None):
+    project = home / "project"
+    project.mkdir(exist_ok=True)
+    if argv is None:
+        proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", "codex"],
+                              capture_output=True, text=True, timeout=60)
+        if proc.returncode != 0:  # the install CLI is registry-driven once transports land
+            cx.plan_install("user").apply()
+    else:
+        cx.plan_install("user", argv=argv).apply()
+    with FakeResponses(steps) as fake:
+        config = home / ".codex" / "config.toml"
+        config.write_text(
+            f'model = "gpt-5-codex"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+            f'base_url = "http://127.0.0.1:{fake.port}/v1"\nwire_api = "responses"\nenv_key = "FAKE_KEY"\n\n'
+            + config.read_text())
+        env = {**os.environ, "FAKE_KEY": "k", "NO_PROXY": "127.0.0.1,localhost", "AGENT_HOOKS_PLUGINS": "guard"}
+        env.pop("OPENAI_API_KEY", None)
+        proc = subprocess.run([str(codex), "exec", "--skip-git-repo-check", "--json",
+                               "--dangerously-bypass-approvals-and-sandbox", "-C", str(project), "go"],
+                              capture_output=True, text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return fake.tool_outputs(), proc
+
+
+def test_install_reports_trusted(codex, home):
+    cx.plan_install("user").apply()
+    assert cx.status()[0].startswith("ok:"), cx.status()
+
+
+def test_rm_rf_home_is_denied_and_the_model_sees_why(codex, home):
+    outputs, _ = run_codex(codex, home, [("shell", "sudo rm -rf ~"), ("text", "ok")])
+    assert (home / "keep" / "file").read_text() == "still here"
+    assert len(outputs) == 1 and "[guard:rm-broad]" in outputs[0], outputs
+
+
+def test_a_benign_command_runs(codex, home):
+    outputs, _ = run_codex(codex, home, [("shell", "ls keep-me-not-here; echo benign-ran"), ("text", "ok")])
+    assert "benign-ran" in outputs[0] and "guard" not in outputs[0]
+
+
+def test_a_secret_in_output_is_redacted(codex, home):
+    outputs, _ = run_codex(codex, home, [("shell", f"echo token={SECRET}"), ("text", "ok")])
+    assert SECRET not in outputs[0] and "[REDACTED:github-token]" in outputs[0]
+
+
+def test_a_crash_of_ours_blocks(codex, home, tmp_path):
+    broken = tmp_path / "broken_plugin.py"
+    broken.write_text("raise RuntimeError('plugin exploded at import')\n")
+    argv = [sys.executable, "-m", "agent_hooks_core", "codex", "--hook", str(broken)]
+    outputs, _ = run_codex(codex, home, [("shell", "echo should-not-run"), ("text", "ok")], argv=argv)
+    assert "should-not-run" not in outputs[0].replace("echo should-not-run", "")
+    assert "fail-closed" in outputs[0], outputs
+
+
+def test_untrusted_hooks_are_skipped_and_doctor_says_so(codex, home):
+    cx.plan_install("user", trust=False).apply()
+    assert any("installed but untrusted" in line for line in cx.status())

@@ -1,0 +1,90 @@
+"""Gemini CLI 0.61.0 (the real binary from npm) with `agenthooks install gemini`, against a fake
+Gemini API on 127.0.0.1: deny reaches the model, a benign command runs, a secret is redacted, a
+failure of ours blocks, and project hooks need a trusted folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from agent_hooks_core.bridges.gemini import install as gm
+
+from .fake_gemini import FakeGemini
+
+VERSION = "0.61.0"
+SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+@pytest.fixture(scope="module")
+def gemini(npm_tool) -> Path:
+    pytest.importorskip("agent_hooks_guard")
+    return npm_tool("@google/gemini-cli", VERSION, "gemini")
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    home = tmp_path / "home"
+    (home / "keep").mkdir(parents=True)
+    (home / "keep" / "file").write_text("still here")
+    (home / "project").mkdir()
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "settings.json").write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH", raising=False)
+    return home
+
+
+def run_gemini(gemini: Path, home: Path, steps, *, trust: bool = True, extra_env: dict | None = None) -> list[str]:
+    with FakeGemini(steps) as fake:
+        env = {**os.environ, "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{fake.port}", "GEMINI_API_KEY": "k",
+               "NO_PROXY": "127.0.0.1,localhost", "AGENT_HOOKS_PLUGINS": "guard", **(extra_env or {})}
+        if trust:
+            env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"
+        proc = subprocess.run([str(gemini), "-p", "go", "--approval-mode", "yolo", "-o", "json", "-m",
+                               "gemini-2.5-flash"], cwd=home / "project", env=env, capture_output=True, text=True,
+                              timeout=300, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+        return fake.tool_outputs()
+
+
+def install(argv: list[str] | None = None, scope: str = "user", project: Path | None = None) -> None:
+    gm.plan_install(scope, project, argv=argv).apply()
+
+
+def test_rm_rf_home_is_denied(gemini, home):
+    install()
+    outputs = run_gemini(gemini, home, [("shell", "sudo rm -rf ~"), ("text", "ok")])
+    assert (home / "keep" / "file").read_text() == "still here"
+    assert "[guard:rm-broad]" in outputs[0], outputs
+
+
+def test_benign_runs(gemini, home):
+    install()
+    outputs = run_gemini(gemini, home, [("shell", "echo benign-ran"), ("text", "ok")])
+    assert "benign-ran" in outputs[0] and "guard" not in outputs[0]
+
+
+def test_secret_redacted(gemini, home):
+    install()
+    outputs = run_gemini(gemini, home, [("shell", f"echo token={SECRET}"), ("text", "ok")])
+    assert SECRET not in outputs[0] and "[REDACTED:github-token]" in outputs[0]
+
+
+def test_a_crash_of_ours_blocks(gemini, home, tmp_path):
+    broken = tmp_path / "broken_plugin.py"
+    broken.write_text("raise RuntimeError('plugin exploded at import')\n")
+    install([sys.executable, "-m", "agent_hooks_core", "gemini", "--hook", str(broken)])
+    outputs = run_gemini(gemini, home, [("shell", "echo should-not-run > ran.txt"), ("text", "ok")])
+    assert not (home / "project" / "ran.txt").exists()
+    assert "fail-closed" in outputs[0], outputs
+
+
+def test_project_hooks_load_in_a_trusted_folder_only(gemini, home):
+    install(scope="project", project=home / "project")
+    assert any("not trusted" in line for line in gm.status(home / "project"))
+    outputs = run_gemini(gemini, home, [("shell", "sudo rm -rf ~/keep"), ("text", "ok")])
+    assert "[guard:" in outputs[0], outputs

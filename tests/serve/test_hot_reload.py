@@ -1,0 +1,97 @@
+"""Hot reload in a running server: a plugin wheel installed while it runs is used by the next event;
+disabled in the settings, it is not called by the next one; settings edits are seen at once."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from ..bridges.payloads import event
+from .conftest import start_server
+
+PLUGIN = textwrap.dedent("""\
+    from agent_hooks_core import hookimpl
+
+    @hookimpl
+    def pre_tool(event):
+        if event.arguments.get("command") == "deploy":
+            return {"block": True, "reason": "hot plugin says no"}
+""")
+
+
+def _wheel(tmp: Path) -> Path:
+    src = tmp / "src"
+    (src / "hot_plugin").mkdir(parents=True)
+    (src / "hot_plugin" / "__init__.py").write_text(PLUGIN)
+    (src / "pyproject.toml").write_text(textwrap.dedent("""\
+        [build-system]
+        requires = ["setuptools>=61"]
+        build-backend = "setuptools.build_meta"
+
+        [project]
+        name = "hot-plugin"
+        version = "1.0"
+
+        [project.entry-points.agent_hooks]
+        hot = "hot_plugin"
+    """))
+    out = tmp / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out),
+                    str(src)], check=True, capture_output=True, timeout=300)
+    return next(out.glob("hot_plugin-*.whl"))
+
+
+def _decision(server, cwd: Path) -> str | None:
+    raw = json.dumps(event("PreToolUse", str(cwd), tool_input={"command": "deploy"})).encode()
+    status, body = server.tcp("POST", "/hosts/claude-code", raw)
+    assert status == 200
+    return json.loads(body).get("hookSpecificOutput", {}).get("permissionDecision")
+
+
+def test_install_a_wheel_then_disable_it_while_the_server_runs(serve_home, tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    wheel = _wheel(tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    srv = start_server(serve_home, {"PYTHONPATH": str(site), "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD": "0"})
+    try:
+        assert _decision(srv, project) is None  # warm, and the plugin is not there yet
+        builds = srv.status()["builds"]
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", str(site),
+                        str(wheel)], check=True, capture_output=True, timeout=300)
+        assert _decision(srv, project) == "deny"  # the next event sees it
+        st = srv.status()
+        assert st["builds"] == builds + 1 and st["last_reload"] is not None and "hot" in st["plugins"]
+        assert _decision(srv, project) == "deny" and srv.status()["builds"] == builds + 1  # no rebuild needed
+
+        (serve_home / "settings.toml").write_text('disabled = ["hot"]\n')
+        assert _decision(srv, project) is None  # disabled: not called
+        (serve_home / "settings.toml").write_text("")
+        assert _decision(srv, project) == "deny"
+    finally:
+        srv.stop()
+
+
+def test_project_hook_files_run_only_where_trusted_and_only_while_unchanged(serve_home, tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    for p in (one, two):
+        (p / ".agent-hooks").mkdir(parents=True)
+        (p / ".agent-hooks" / "deny.py").write_text(PLUGIN)
+        (p / ".agent-hooks" / "settings.toml").write_text('hooks = [".agent-hooks/deny.py"]\n')
+    srv = start_server(serve_home)
+    try:
+        trust = subprocess.run([sys.executable, "-m", "agent_hooks_core", "trust", str(two)], env=srv.run_env(),
+                               capture_output=True, text=True, timeout=60)
+        assert trust.returncode == 0, trust.stderr
+        assert _decision(srv, one) is None  # untrusted: its hook code never runs in the server either
+        assert _decision(srv, two) == "deny"
+        assert srv.status()["runtimes"] == 2
+        # the trusted file changes: it is no longer what was trusted, so the next event does not run it
+        (two / ".agent-hooks" / "deny.py").write_text(PLUGIN + "\n# changed\n")
+        assert _decision(srv, two) is None
+    finally:
+        srv.stop()
