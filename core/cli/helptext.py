@@ -77,6 +77,16 @@ EPILOGS: dict[str, tuple[list[str], str]] = {
     "uninstall": (["agenthooks uninstall claude-code",
                    "agenthooks plugins uninstall audit   # a plugin, not a host"], COMMON_CODES),
     "uninstall claude-code": (["agenthooks uninstall claude-code --project"], COMMON_CODES),
+    "install pi": (["agenthooks install pi", "agenthooks install pi --project --dry-run"], COMMON_CODES),
+    "install omp": (["agenthooks install omp", "agenthooks install omp --project --dry-run"], COMMON_CODES),
+    "uninstall pi": (["agenthooks uninstall pi"], COMMON_CODES),
+    "uninstall omp": (["agenthooks uninstall omp"], COMMON_CODES),
+    "hosts": (["agenthooks hosts", "agenthooks hosts --json"], COMMON_CODES),
+    "serve": (["agenthooks serve start", "agenthooks serve status", "agenthooks serve stop"], COMMON_CODES),
+    "serve start": (["agenthooks serve start", "agenthooks serve start --no-http --quiet"], COMMON_CODES),
+    "serve run": (["agenthooks serve run"], COMMON_CODES),
+    "serve status": (["agenthooks serve status"], "0 running · 1 not running · 2 bad input"),
+    "serve stop": (["agenthooks serve stop"], COMMON_CODES),
 }
 
 

@@ -36,19 +36,19 @@ def register(install_app: typer.Typer, uninstall_app: typer.Typer) -> None:
                            file_okay=False)
     dry_opt = typer.Option(False, "--dry-run", help="print the change; write nothing")
 
-    for installer in (pi_install.PI, pi_install.OMP):
+    def add(installer: pi_install.HostInstaller) -> None:  # a closure per host, not a `_inst=` option
         def install_cmd(user: bool = user_opt, project: bool = project_opt, project_dir: Path | None = dir_opt,
-                        dry_run: bool = dry_opt, _inst: pi_install.HostInstaller = installer) -> None:
+                        dry_run: bool = dry_opt) -> None:
             try:
-                code = _inst.install(_scope(user, project), project_dir, dry_run)
+                code = installer.install(_scope(user, project), project_dir, dry_run)
             except pi_install.InstallError as exc:
                 raise _fail(exc) from None
             raise typer.Exit(code)
 
         def uninstall_cmd(user: bool = user_opt, project: bool = project_opt, project_dir: Path | None = dir_opt,
-                          dry_run: bool = dry_opt, _inst: pi_install.HostInstaller = installer) -> None:
+                          dry_run: bool = dry_opt) -> None:
             try:
-                code = _inst.uninstall(_scope(user, project), project_dir, dry_run)
+                code = installer.uninstall(_scope(user, project), project_dir, dry_run)
             except pi_install.InstallError as exc:
                 raise _fail(exc) from None
             raise typer.Exit(code)
@@ -58,3 +58,6 @@ def register(install_app: typer.Typer, uninstall_app: typer.Typer) -> None:
         uninstall_cmd.__doc__ = f"Remove the agent-hooks extension from {installer.label}."
         install_app.command(installer.host)(install_cmd)
         uninstall_app.command(installer.host)(uninstall_cmd)
+
+    for installer in (pi_install.PI, pi_install.OMP):
+        add(installer)
