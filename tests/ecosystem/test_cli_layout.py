@@ -128,3 +128,15 @@ def test_plugin_text_with_brackets_is_printed_as_is(cli, site: FakeSite, home: P
     for args in (["plugins", "list"], ["plugins", "info", "brackets"], ["doctor"]):
         r = cli(*args)
         assert "[red]not markup[/red] [plugins.x]" in " ".join(r.out.split()), (args, r.out)
+
+
+def test_audit_tables_at_80_columns(cli, home: Path, narrow: None) -> None:
+    assert cli("replay", SESSION, "--session-id", "layout-test").code == 0
+    r = cli("audit", "search", "--session", "layout-test")
+    assert r.code == 0, r.err
+    fits(r.out)
+    intact(r.out, "[guard:protected-read]", "layout-test", "pre_tool_output", "blocked")
+    r = cli("audit", "stats", "--session", "layout-test")
+    assert r.code == 0, r.err
+    fits(r.out)
+    intact(r.out, "pre_tool_output", "guard")
