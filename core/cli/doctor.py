@@ -98,7 +98,10 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
             if not row.get("hooks") and row.get("source") != "builtin":
                 add(Finding("warning", "plugins", f"plugin {name!r} implements no hooks", name))
             names = [name] + ([row["distribution"]] if row.get("distribution") else [])
-            section, _ = settings.plugin_section(names)
+            effective = the_plan.settings if the_plan is not None else settings
+            section, origins = effective.plugin_section(names)
+            if origins:
+                add(Finding("info", "plugins", f"[plugins.{name}] from {', '.join(origins)} (later wins)", name))
             if section is None:
                 message = configure(rt, name, None, validate_empty=True)
                 if message is not None:

@@ -1,4 +1,4 @@
-"""The shape Claude Code 2.1.330 accepts for ``hooks`` in a settings file (host-protocols.md A2).
+"""The shape Claude Code 2.1.330 accepts for ``hooks`` in a settings file (docs/hosts/protocols.md A2).
 
 ``problems(settings)`` lists what Claude Code would reject; empty means accepted.
 """

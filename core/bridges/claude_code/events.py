@@ -25,7 +25,7 @@ HOST = "claude-code"
 #: the events that decide whether a tool runs: our failure there must not become an allow
 FAIL_CLOSED_EVENTS = frozenset({"PreToolUse"})
 
-#: events whose reply may carry ``hookSpecificOutput.additionalContext`` (host-protocols.md A4)
+#: events whose reply may carry ``hookSpecificOutput.additionalContext`` (docs/hosts/protocols.md A4)
 CONTEXT_EVENTS = frozenset({
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "UserPromptSubmit", "SessionStart",
     "Stop", "SubagentStart", "SubagentStop", "Notification", "Setup",

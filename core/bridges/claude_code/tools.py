@@ -1,5 +1,5 @@
 """Claude Code's tools: which family each belongs to, the permission hook that fits a call, and
-how to read and replace the text of a tool's structured response (host-protocols, docs/hosts/claude-code.md)."""
+how to read and replace the text of a tool's structured response (docs/hosts/protocols.md, docs/hosts/claude-code.md)."""
 
 from __future__ import annotations
 
