@@ -41,7 +41,8 @@ PROJECT_DIR = ".agent-hooks"
 SETTINGS_FILE = "settings.toml"
 
 _LIST_KEYS = ("disabled", "enabled", "order", "hooks", "required")
-KNOWN_KEYS = frozenset({*_LIST_KEYS, "hook_timeout", "timeouts", "chibi_plugins", "plugins", "organisation"})
+KNOWN_KEYS = frozenset({*_LIST_KEYS, "hook_timeout", "timeouts", "chibi_plugins", "plugins", "organisation",
+                        "serve"})  # [serve] port: docs/serve.md
 #: keys whose values make the runtime load code: in a project file they need `agenthooks trust`
 CODE_KEYS = ("hooks", "chibi_plugins")
 #: keys that can weaken a gating plugin (switch it off, reconfigure it, change its time limit):
