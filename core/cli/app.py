@@ -293,7 +293,8 @@ def run(argv: list[str] | None = None) -> int:
     command = _command_of(rest)
     from ..__main__ import FAST_COMMANDS
 
-    if command in FAST_COMMANDS and command != "chibi":  # here only with options __main__ cannot pass on
+    # here only with options __main__ cannot pass on (chibi and serve come back here by design)
+    if command in FAST_COMMANDS and command not in ("chibi", "serve"):
         _error(f"only --hook, --settings and --trace may come before {command} "
                "(switch plugins off in settings: `disabled = [...]`)")
         return 2
