@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import contextvars
+import os
 import signal
 import threading
 import time
@@ -217,6 +218,7 @@ class _Worker:
         self.thread.start()
 
     def _loop(self) -> None:
+        pid = os.getpid()
         try:
             while not self.retired:
                 self.go.acquire()
@@ -227,6 +229,10 @@ class _Worker:
                 except BaseException as exc:  # handed to the caller (or dropped if it left)
                     self.value, self.error = None, exc
                 finally:
+                    if os.getpid() != pid:
+                        # a handler forked and its child came back here: the child has no caller
+                        # (only this thread survived the fork) and must not live on holding pipes
+                        os._exit(0)
                     self.done.release()
         except HandlerAbandoned:
             pass  # the interrupt arrived after the handler returned: the thread ends all the same
@@ -242,6 +248,8 @@ class _Worker:
 
 #: idle workers; list.append and list.pop are atomic, so threads share it without a lock
 _IDLE: list[_Worker] = []
+if hasattr(os, "register_at_fork"):  # a forked child has none of these threads
+    os.register_at_fork(after_in_child=_IDLE.clear)
 _FOREVER = float("inf")
 
 

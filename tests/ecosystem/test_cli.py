@@ -14,7 +14,7 @@ from .conftest import FakeSite, plain, write
 
 DANGER = json.dumps({"tool_name": "bash", "arguments": {"command": "danger"}})
 SAFE = json.dumps({"tool_name": "bash", "arguments": {"command": "ls"}})
-NO_REPO_PLUGINS = 'disabled = ["guard", "audit"]\n'
+NO_REPO_PLUGINS = 'disabled = ["guard", "audit", "otel"]\n'
 
 
 def one_line_error(r) -> str:

@@ -18,8 +18,8 @@ GOOD = {"tool_name": "bash", "arguments": {"command": "danger"}}
 
 
 def mine(rt: Runtime, site: FakeSite) -> list[str]:
-    """The runtime's plugins that this test installed or wrote (not the repo's own audit/guard)."""
-    return [n for n in rt.plugins if n not in ("audit", "guard")]
+    """The runtime's plugins that this test installed or wrote (not the repo's own audit/guard/otel)."""
+    return [n for n in rt.plugins if n not in ("audit", "guard", "otel")]
 
 
 def test_entry_point_plugin_loads_with_its_metadata(site: FakeSite) -> None:
@@ -194,7 +194,7 @@ def test_load_order_project_user_cli_entry_points_then_explicit_order(
     write(project / ".agent-hooks/hooks/p1.py", plain("p1"))
     write(home / "hooks/u1.py", plain("u1"))
     listed = write(tmp_path / "listed/u2.py", plain("u2"))
-    write(home / "settings.toml", f'hooks = ["{listed}"]\ndisabled = ["guard", "audit"]\n')
+    write(home / "settings.toml", f'hooks = ["{listed}"]\ndisabled = ["guard", "audit", "otel"]\n')
     cli_file = write(tmp_path / "c1.py", plain("c1"))
     trust.trust(load_settings(project))
     rt = load_runtime(hook_paths=[cli_file])
@@ -218,7 +218,7 @@ def test_hook_paths_in_settings_expand_home_and_resolve_relative_to_their_base(
     write(home / "dir/d1.py", plain("d1"))
     write(home / "dir/d2.py", plain("d2"))
     write(home / "settings.toml", 'hooks = ["~/hooks-elsewhere/tilde.py", "rel/relative.py", "dir", "gone.py"]\n'
-                                  'disabled = ["guard", "audit"]\n')
+                                  'disabled = ["guard", "audit", "otel"]\n')
     rt = load_runtime()
     assert rt.plugins == ["tilde", "relative", "d1", "d2"]
     assert rt.plugin_info["gone"].status == "failed"
@@ -333,7 +333,7 @@ def test_plugin_output_on_import_goes_to_stderr(site: FakeSite, capsys: pytest.C
 
 def test_bridge_aliases_hooks_and_settings_path(tmp_path: Path) -> None:
     hook = write(tmp_path / "h.py", plain("h"))
-    settings = write(tmp_path / "s.toml", 'disabled = ["guard", "audit"]\nhook_timeout = 5\n')
+    settings = write(tmp_path / "s.toml", 'disabled = ["guard", "audit", "otel"]\nhook_timeout = 5\n')
     rt = Runtime.from_settings(cwd=str(tmp_path), hooks=[str(hook)], settings=str(settings), host="claude-code")
     assert rt.plugins == ["h"] and rt.hook_timeout == 5 and rt.host == "claude-code"
 
@@ -385,3 +385,14 @@ def test_disabled_extra_switches_a_plugin_off_for_one_run(site: FakeSite, tmp_pa
     the_plan = discovery.plan_of(rt)
     assert the_plan is not None and any("'nosuch'" in w for w in the_plan.warnings)
     assert "alpha" in load_runtime().plugin_info and load_runtime().plugin_info["alpha"].status == "failed"
+
+
+def test_trace_shows_skipped_and_disabled_plugins_and_why(site: FakeSite, home: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    site.add("alpha", "raise RuntimeError('imported!')\n")
+    site.add("beta", plain("beta"))
+    write(home / "settings.toml", 'disabled = ["alpha"]\n')
+    load_runtime(trace=True, disabled_extra=["beta"])
+    err = capsys.readouterr().err
+    assert f"agenthooks: trace: skip alpha (entry-point) disabled: disabled in {home / 'settings.toml'}" in err
+    assert f"agenthooks: trace: skip beta (entry-point) disabled: {discovery.RUN_DISABLED}" in err

@@ -11,7 +11,7 @@ from agent_hooks_core.settings import load_settings
 
 from .conftest import plain, write
 
-NO_PLUGINS = 'disabled = ["guard", "audit"]\n'
+NO_PLUGINS = 'disabled = ["guard", "audit", "otel"]\n'
 
 
 def test_project_hook_files_load_only_after_trust(home: Path, project: Path) -> None:

@@ -28,7 +28,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-NO_PLUGINS = 'disabled = ["guard", "audit"]\n'
+NO_PLUGINS = 'disabled = ["guard", "audit", "otel"]\n'
 GOOD = "from agent_hooks_core import hookimpl\n\n@hookimpl\ndef turn_start():\n    return None\n"
 
 

@@ -107,11 +107,12 @@ def test_host_events_are_recorded(db: Path) -> None:
 def test_observe_mode_notes_reach_the_record_and_the_stats(db: Path) -> None:
     rt = audit_rt(db, None, ("guard", agent_hooks_guard))
     rt.set_config("guard", {"mode": "observe"})
-    out = rt.fire("pre_tool", bash("sudo reboot"))
+    out = rt.fire("pre_tool", bash("sudo ls"))
     assert out.decision == "allowed"
     (row,) = rows(db)
     assert json.loads(row["notes"]) == [{"plugin": "guard", "kind": "would_block",
-                                         "text": "privilege escalation (sudo) [guard:sudo]"}]
+                                         "text": "privilege escalation (sudo) [guard:sudo]; "
+                                                 "shuts down or reboots the machine [guard:shutdown]"}]
     assert "audit_notes" not in json.loads(row["event"])
     stats = compute_stats(store_mod.AuditStore(db).rows(store_mod.Query()))
     assert stats["by_plugin"] == [{"plugin": "guard", "hook": "pre_tool", "calls": 1, "answered": 0, "blocked": 0,

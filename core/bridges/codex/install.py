@@ -35,6 +35,10 @@ GATING = frozenset({"PreToolUse", "PermissionRequest"})
 
 HOST = "codex"
 SCOPES = ("user", "project")
+#: host options of `agenthooks install codex` (cli/hosts.py reads this)
+OPTIONS = {"no_trust": {"flag": "--no-trust", "default": False,
+                        "help": "do not record Codex's hook trust: review the hooks in Codex's /hooks yourself "
+                                "(until then Codex skips them)"}}
 #: seconds; Codex clamps SessionEnd and Interrupt to 3 s
 TIMEOUT = 60
 TIMEOUTS = {"SessionEnd": 3, "Interrupt": 3}
@@ -234,7 +238,7 @@ def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = No
     import sys
 
     out = out or sys.stdout
-    trust = options.get("trust", True)
+    trust = options.get("trust", True) and not options.get("no_trust", False)
     plan = plan_install(scope, project_dir, trust=trust)
     return run_plan(plan, dry_run, out, f"Codex ({scope}) wired to agent-hooks" + (", hook trust recorded" if trust else ""))
 

@@ -71,7 +71,7 @@ class FileChange:
     def apply(self) -> Path | None:
         if not self.changed or self.new is None:
             return None
-        from ...settings import atomic_write
+        from ...fileio import atomic_write
 
         backup = None
         mode = None
