@@ -19,7 +19,7 @@ import typer
 from ..bridges import INSTALLERS, load
 
 SCOPE_HELP = {
-    "user": "the user's settings: every project (the default)",
+    "user": "the user's settings: every project",
     "project": "this project's settings, usually committed",
     "local": "this project's private settings (this machine only)",
 }

@@ -174,3 +174,33 @@ def test_browse_without_datasette_or_on_postgresql_says_so(filled: Path, capsys:
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
     assert run(["audit", "browse", "--db", str(filled), "--no-open"]) == 2
     assert "agent-hooks-audit[browse]" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@needs_datasette
+def test_browse_serves_on_127_0_0_1_and_stops_with_its_process(filled: Path, tmp_path: Path) -> None:
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "agent_hooks_core", "audit", "browse", "--db", str(filled),
+                             "--no-open", "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline, body = time.monotonic() + 60, None
+        while body is None and time.monotonic() < deadline and proc.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/audit/errors_by_plugin.json?_shape=array",
+                                            timeout=5) as r:
+                    body = json.loads(r.read())
+            except OSError:
+                time.sleep(0.2)  # polling for the server to listen, not synchronising on a guess
+        assert body is not None, proc.stderr.read().decode() if proc.poll() is not None else "no answer"
+        assert body[0]["plugin"] == "broken"
+    finally:
+        proc.terminate()  # the command became datasette (exec): this stops the server itself
+        proc.wait(timeout=30)
+    with pytest.raises(OSError):
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)

@@ -90,8 +90,8 @@ def blocked_dir(tmp_path: Path, name: str) -> Path:
 
 def test_unwritable_audit_dir_keeps_events_in_the_state_dir_and_says_so(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    state = tmp_path / "state"
-    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    state = tmp_path / "home"
+    monkeypatch.setenv("AGENT_HOOKS_HOME", str(state))
     monkeypatch.setattr(store_mod, "RETRY_AFTER", 0.0)
     db = blocked_dir(tmp_path, "ro") / "audit.db"
     out = audit_rt(db).fire("pre_tool", {"tool_name": "bash", "arguments": {"command": "ls"}})
@@ -109,7 +109,7 @@ def test_unwritable_audit_dir_keeps_events_in_the_state_dir_and_says_so(
 
 def test_nowhere_to_write_is_reported_as_lost_and_counted(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("XDG_STATE_HOME", str(blocked_dir(tmp_path, "state")))
+    monkeypatch.setenv("AGENT_HOOKS_HOME", str(blocked_dir(tmp_path, "home")))
     monkeypatch.setattr(store_mod, "RETRY_AFTER", 0.0)
     db = blocked_dir(tmp_path, "ro") / "audit.db"
     rt = audit_rt(db)
@@ -118,6 +118,7 @@ def test_nowhere_to_write_is_reported_as_lost_and_counted(
         assert "the event was LOST" in err.message and "the event was kept" not in err.message
     assert "(3 lost by this process)" in err.message
     (tmp_path / "ro").unlink()
+    monkeypatch.setenv("AGENT_HOOKS_HOME", str(tmp_path))  # the CLI reads its settings from there
     assert rt.fire("pre_tool", {"tool_name": "bash", "arguments": {"command": "ls"}}).errors == []
     assert run(["audit", "stats", "--db", str(db), "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)

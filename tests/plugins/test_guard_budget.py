@@ -29,19 +29,19 @@ def adversarial(draw: st.DrawFn) -> str:
 @settings(max_examples=120, deadline=None)
 @given(adversarial())
 def test_adversarial_commands_are_judged_within_budget(text: str) -> None:
-    start = time.perf_counter()
+    start = time.thread_time()
     _POL.check_command(text)
-    elapsed = time.perf_counter() - start
-    # any size (over 64 KB only a prefix is analysed): 2 s is 40x the 50 ms target, room for a loaded machine
+    elapsed = time.thread_time() - start
+    # any size (over 64 KB only a prefix is analysed): 2 s is 40x the 50 ms target, CPU time of this thread, so a loaded machine does not count
     assert elapsed < 2.0, (len(text), elapsed, text[:120])
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.text(min_size=0, max_size=20_000))
 def test_any_text_is_judged_within_budget(text: str) -> None:
-    start = time.perf_counter()
+    start = time.thread_time()
     _POL.check_command(text)
-    assert time.perf_counter() - start < 2.0
+    assert time.thread_time() - start < 2.0
 
 
 def test_cost_grows_linearly() -> None:

@@ -35,10 +35,6 @@ GATING = frozenset({"PreToolUse", "PermissionRequest"})
 
 HOST = "codex"
 SCOPES = ("user", "project")
-#: host options of `agenthooks install codex` (cli/hosts.py reads this)
-OPTIONS = {"no_trust": {"flag": "--no-trust", "default": False,
-                        "help": "do not record Codex's hook trust: review the hooks in Codex's /hooks yourself "
-                                "(until then Codex skips them)"}}
 #: seconds; Codex clamps SessionEnd and Interrupt to 3 s
 TIMEOUT = 60
 TIMEOUTS = {"SessionEnd": 3, "Interrupt": 3}
@@ -233,12 +229,20 @@ def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None
     return Plan([FileChange(path, old, dump_json(new, old)), _trust_change(path, data, new)])
 
 
+#: host options of ``agenthooks install codex`` (cli/hosts.py builds the command from them)
+OPTIONS: dict[str, dict[str, Any]] = {
+    "no_trust": {"flag": "--no-trust", "default": False,
+                 "help": "do not record Codex's hook trust: review the hooks in Codex's /hooks yourself "
+                         "(until then Codex skips them)"},
+}
+
+
 def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
             out: TextIO | None = None, **options: Any) -> int:
     import sys
 
     out = out or sys.stdout
-    trust = options.get("trust", True) and not options.get("no_trust", False)
+    trust = options.get("trust", not options.get("no_trust", False))
     plan = plan_install(scope, project_dir, trust=trust)
     return run_plan(plan, dry_run, out, f"Codex ({scope}) wired to agent-hooks" + (", hook trust recorded" if trust else ""))
 

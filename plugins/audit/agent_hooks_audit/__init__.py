@@ -19,6 +19,7 @@ settings, typer and rich only for the commands.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -44,6 +45,8 @@ class _Recorder:
         self.path = target(config, cwd)
         self.redactor: Redactor = Redactor(config["redact_patterns"], config["redact_keys"])
         self.exclude = frozenset(config["exclude_hooks"])
+        # the session id, cwd, host and hook repeat call after call: redact each distinct one once
+        self.short_text = functools.lru_cache(maxsize=512)(self.redactor.text)
         self.budget = int(config["max_payload_chars"])
         self.payloads = bool(config["record_payloads"])
         self.retention = config["retention_days"] or None
@@ -72,13 +75,16 @@ class _Recorder:
         """The last pass before anything is written: every text column redacted (a secret in a
         session id, a cwd or a hook name is still a secret), and nothing left that UTF-8 cannot
         encode (a lone surrogate would make SQLite, PostgreSQL and the spool refuse the row)."""
-        from .redact import JSON_SAFE
+        from .redact import json_safe
 
         out: dict[str, Any] = {}
         for key, value in record.items():
             if isinstance(value, str):
                 # JSON columns were redacted structurally; the regexes would not respect their quoting
-                value = value.translate(JSON_SAFE) if key in _JSON_COLUMNS else self.redactor.text(value)
+                if key in _JSON_COLUMNS:
+                    value = json_safe(value)
+                else:
+                    value = self.short_text(value) if len(value) <= 512 else self.redactor.text(value)
             out[key] = value
         return out
 

@@ -70,12 +70,20 @@ def db_path(config: Mapping[str, Any], cwd: str | None = None) -> Path:
     return path
 
 
+def state_dir() -> Path:
+    """``$AGENT_HOOKS_HOME/state`` when that is set, else the platform's user state directory."""
+    home = os.environ.get(ENV_HOME)
+    if home:
+        return Path(home).expanduser() / "state"
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir("agent-hooks", appauthor=False))
+
+
 def fallback_pending(db: Path) -> Path:
-    """Where records for ``db`` wait when its own directory cannot be written (read-only): the user
+    """Where records for ``db`` wait when its own directory cannot be written (read-only): the
     state directory, one file per database."""
     import hashlib
 
-    import platformdirs
-
     digest = hashlib.sha256(str(db).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    return Path(platformdirs.user_state_dir("agent-hooks", appauthor=False)) / "audit-pending" / f"{db.stem}-{digest}.jsonl"
+    return state_dir() / "audit-pending" / f"{db.stem}-{digest}.jsonl"

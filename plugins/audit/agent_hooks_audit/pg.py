@@ -5,7 +5,7 @@ Writing never waits for the server. ``add`` puts the (already redacted) record o
 in-memory queue; one background thread per process takes batches off it and writes each in one
 transaction (``INSERT ... ON CONFLICT (uid) DO NOTHING``). When the server cannot be reached
 (down, restarting, slower than ``connect_timeout``) the batch goes to a local SQLite **spool** (the
-user state directory, one per URL, shared by the user's processes), and every later record goes
+state directory, one per URL, shared by the user's processes), and every later record goes
 there too, behind it, until the spool has been replayed oldest first (a PostgreSQL advisory lock
 lets one process replay at a time). Every record carries a ``uid``, unique in both stores, so a
 batch that was spooled after it may in fact have been committed is still stored once: no row is
@@ -87,10 +87,10 @@ def spool_path(url: str) -> Path:
     """The local SQLite file that holds records while ``url`` cannot be reached."""
     import hashlib
 
-    import platformdirs
+    from .options import state_dir
 
     digest = hashlib.sha256(url.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    return Path(platformdirs.user_state_dir("agent-hooks", appauthor=False)) / "audit-spool" / f"pg-{digest}.db"
+    return state_dir() / "audit-spool" / f"pg-{digest}.db"
 
 
 class PgStore:
@@ -116,7 +116,7 @@ class PgStore:
         self._spooled = False
         self._migrated = False
         self._retention: float | None = None
-        self._last_prune = 0.0
+        self._last_prune = float("-inf")
 
     # -- the pool ---------------------------------------------------------------------------
 
@@ -199,7 +199,10 @@ class PgStore:
             try:
                 first = q.get(timeout=RETRY_AFTER if self._spooled else None)
             except queue.Empty:
-                self._replay_quietly()
+                try:
+                    self._replay_quietly()
+                except Exception as exc:  # the writer must outlive anything; the spool keeps the rows
+                    self._went_down(f"{type(exc).__name__}: {exc}")
                 continue
             batch = [first]
             while len(batch) < BATCH:
@@ -281,7 +284,7 @@ class PgStore:
             return
         try:
             self.replay()
-        except AuditError as exc:
+        except (AuditError, sqlite3.Error, OSError) as exc:
             self._went_down(str(exc))
 
     def replay(self) -> int:
@@ -304,8 +307,11 @@ class PgStore:
                     return moved
                 with conn.cursor() as cur:
                     cur.executemany(_INSERT, [tuple(r.get(c) for c in COLUMNS) for r in chunk])
-            # committed; a crash before this delete replays the chunk again, and uid skips it
-            self.spool.delete_uids([r["uid"] for r in chunk])
+            # committed; a crash (or a failed delete) before this replays the chunk again, and uid skips it
+            try:
+                self.spool.delete_uids([r["uid"] for r in chunk])
+            except sqlite3.Error as exc:
+                raise AuditError(f"audit spool {self.spool.path}: {exc}") from None
             moved += len(chunk)
 
     def flush(self, timeout: float) -> bool:

@@ -32,6 +32,12 @@ _SURROGATE = re.compile("[\x00\ud800-\udfff]")
 
 #: str.translate table: every lone surrogate to U+FFFD (for text already in JSON, where an escape would decode back)
 JSON_SAFE = {c: 0xFFFD for c in range(0xD800, 0xE000)}
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def json_safe(text: str) -> str:
+    """JSON text with any lone surrogate replaced by U+FFFD (a quick scan first: it almost never has one)."""
+    return text.translate(JSON_SAFE) if _LONE.search(text) else text
 
 
 def clean_text(text: str) -> str:
