@@ -4,6 +4,8 @@
     python benchmarks/bench_guard.py --quick         # small sizes, few runs: checks that it runs
     python benchmarks/bench_guard.py --write-readme  # also replace the table in plugins/guard/README.md
 
+CPU time (``time.process_time``: the work of the decision) and wall time (what the agent waits,
+which on a shared machine includes waiting for a CPU) are both reported.
 A decision is ``Policy.check_tool("bash", {"command": ...})``: the whole shell check of a
 ``pre_tool`` call (parse, every rule of every pack, interpreter one-liners), default settings.
 Shapes: ``words`` (a command line of short arguments, like ``git add`` of many files), ``token``
@@ -45,23 +47,26 @@ def command(shape: str, size: int) -> str:
     return (head + unit * reps)[:size]
 
 
-def measure(shape: str, size: int, runs: int) -> tuple[float, float, bool]:
+def measure(shape: str, size: int, runs: int) -> tuple[float, float, float, float, bool]:
     from agent_hooks_guard.policy import Policy, resolve
 
     pol = Policy(resolve(None), str(ROOT))
     text = command(shape, size)
     pol.check_tool("bash", {"command": text})  # warm: compiled regexes, imports
-    times = []
+    wall, cpu = [], []
     blocked = False
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         check = pol.check_tool("bash", {"command": text})
-        times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+        wall.append(time.perf_counter() - start)
         blocked = bool(check.findings)
-    times.sort()
-    p50 = statistics.median(times)
-    p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
-    return p50, p99, blocked
+
+    def p(values: list[float], q: float) -> float:
+        values = sorted(values)
+        return statistics.median(values) if q == 0.5 else values[min(len(values) - 1, int(len(values) * q))]
+
+    return p(cpu, 0.5), p(cpu, 0.99), p(wall, 0.5), p(wall, 0.99), blocked
 
 
 def _ms(seconds: float) -> str:
@@ -70,16 +75,18 @@ def _ms(seconds: float) -> str:
 
 
 def table(quick: bool) -> str:
-    rows = ["| size | shape | p50 ms | p99 ms | decision |", "| --- | --- | ---: | ---: | --- |"]
+    rows = ["| size | shape | CPU p50 ms | CPU p99 ms | wall p50 ms | wall p99 ms | decision |",
+            "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
     for label, size in SIZES:
         if quick and size > 10_000:
             continue
         runs = 20 if quick else RUNS[size]
         for shape in ("words", "token", "mixed"):
-            p50, p99, blocked = measure(shape, size, runs)
-            rows.append(f"| {label} | {shape} | {_ms(p50)} | {_ms(p99)} | "
+            c50, c99, w50, w99, blocked = measure(shape, size, runs)
+            rows.append(f"| {label} | {shape} | {_ms(c50)} | {_ms(c99)} | {_ms(w50)} | {_ms(w99)} | "
                         f"{'blocked (too-large)' if size > 65536 else 'blocked' if blocked else 'allowed'} |")
-    machine = f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs"
+    load = f", load average {os.getloadavg()[0]:.1f} while measuring" if hasattr(os, "getloadavg") else ""
+    machine = f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs{load}"
     runs = ", ".join(f"{label}: {RUNS[size]}" for label, size in SIZES)
     return "\n".join([*rows, "", f"Measured with `python benchmarks/bench_guard.py` ({machine}; runs per row: {runs})."])
 

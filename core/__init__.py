@@ -14,6 +14,11 @@ Hosts::
     from agent_hooks_core import Runtime
     rt = Runtime.from_settings(cwd=".")
     out = rt.fire("pre_tool", {"tool_name": "shell_exec", "arguments": {"command": "ls"}})
+
+Layout: this folder, ``core/``, is the package ``agent_hooks_core``; its sub-package
+``agent_hooks_core.hookspecs`` lives in the top-level ``hookspecs/`` folder (pyproject.toml's
+``package-dir``), so ``from .hookspecs import specs`` here reads ``hookspecs/specs.py``. The map of
+modules is docs/architecture.md.
 """
 
 from .context import HookContext, NoUI, StatusLine

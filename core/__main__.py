@@ -1,6 +1,7 @@
 """``agenthooks`` entry point.
 
-Host-facing commands that run once per agent event (``claude-code``, ``chibi``) are dispatched
+Host-facing commands that run once per agent event (``claude-code``, ``chibi``, and the quick
+cases of ``serve``: ``serve start`` when running, ``serve --stdio``) are dispatched
 here before typer, rich or pydantic are imported: they are a fresh process per event and their
 start-up time is the hook's latency. Everything else goes to the typer app.
 """
@@ -26,6 +27,7 @@ FAST_COMMANDS = {
     "codex": "agent_hooks_core.bridges.codex:main",
     "gemini": "agent_hooks_core.bridges.gemini:main",
     "cursor": "agent_hooks_core.bridges.cursor:main",
+    "serve": "agent_hooks_core.serve.fastcli:main",
 }
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,8 @@ def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
     the target with ``os.replace``; the original's permission bits are kept (``mode`` overrides
     them), and a new file gets the usual umask-derived bits rather than mkstemp's 0600.
     """
+    import tempfile  # not at the top: shutil and random are start-up time for every bridge process
+
     path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         try:

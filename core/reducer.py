@@ -3,7 +3,7 @@
 One :class:`Reduction` lives for one hook call. The runtime feeds it each handler's answer in
 order (:meth:`Reduction.accept`) or each handler's failure (:meth:`Reduction.fail`); either may
 end the call (short-circuit, first-result, fail-closed). :meth:`Reduction.finish` returns the
-combined result. The rules, per DESIGN.md:
+combined result. The rules, per docs/design.md (per hook: docs/hooks.md):
 
 ========================  =====================================================================
 observe                   answers ignored; every handler runs

@@ -32,6 +32,7 @@ from .event import HookEvent
 from .hookspecs import specs
 from .hookspecs.catalogue import BY_NAME, RUNTIME_HOOKS, HookDef, unknown_hook_message
 from .hookspecs.markers import PROJECT
+from .plugininfo import PluginInfo
 from .reducer import LoopState, Reduction, decide
 from .timeouts import call_in_thread, timed_caller
 from .validation import check_payload, too_deep
@@ -129,7 +130,7 @@ class Handler:
 
 
 class Runtime:
-    """Loads plugins, fires hooks, combines answers. See DESIGN.md's host API."""
+    """Loads plugins, fires hooks, combines answers. See docs/design.md (host API)."""
 
     def __init__(
         self,
@@ -184,7 +185,7 @@ class Runtime:
         #: problems found while loading plugins (filled by discovery)
         self.load_errors: list[HookError] = []
         #: what discovery learned about each plugin (name -> PluginInfo); empty for explicit lists
-        self.plugin_info: dict[str, Any] = {}
+        self.plugin_info: dict[str, PluginInfo] = {}
         #: what discovery built this runtime from (a ``discovery.Loaded``); None for explicit lists
         self.discovery: Any = None
         self.pm = pluggy.PluginManager(PROJECT)

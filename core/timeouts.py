@@ -248,6 +248,8 @@ class _Worker:
 
 #: idle workers; list.append and list.pop are atomic, so threads share it without a lock
 _IDLE: list[_Worker] = []
+if hasattr(os, "register_at_fork"):  # a forked child has none of these threads
+    os.register_at_fork(after_in_child=_IDLE.clear)
 _FOREVER = float("inf")
 
 

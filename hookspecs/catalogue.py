@@ -10,6 +10,7 @@ hookspecs in :mod:`agent_hooks_core.hookspecs.specs` are keyed by the same names
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 Category = Literal[
@@ -17,7 +18,9 @@ Category = Literal[
     "delivery", "index", "context", "resources",
 ]
 
-#: The seed systems whose hook names map onto the catalogue (see ../shared/design/seed-hooks.tsv).
+#: The seed systems whose hook names map onto the catalogue: every (system, seed hook, canonical
+#: hook, rule) row is in the package's ``data/seed-hooks.tsv`` (:func:`seed_hooks_tsv`), from the
+#: seed hook systems described in docs/hosts/protocols.md and docs/design.md.
 SYSTEMS = ("chibi", "omp", "pi-ext", "pi-agent")
 
 
@@ -265,6 +268,14 @@ BY_NAME: dict[str, HookDef] = {h.name: h for h in HOOKS}
 #: The runtime's own hooks: not agent lifecycle moments but services of the runtime.
 RUNTIME_HOOKS = ("hook_called", "host_event", "register_commands", "agent_commands", "plugin_config_model",
                  "session_summary")
+
+
+def seed_hooks_tsv() -> Path:
+    """The seed-hook mapping shipped with the package: system, seed_hook, canonical_hook, rule."""
+    from importlib.resources import files
+
+    # files(): hookspecs/ is not beside core/data on disk in a checkout (see the package docstring)
+    return Path(str(files("agent_hooks_core") / "data" / "seed-hooks.tsv"))
 
 
 def get(name: str) -> HookDef:

@@ -19,11 +19,14 @@ from typing import TYPE_CHECKING, Any
 from .markers import hookspec
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from ..context import HookContext
     from ..event import HookEvent
     from ..runtime import Outcome
 
-    Answer = dict[str, Any] | Any | None
+    #: what a handler returns: a dict, the hook's result model, or None (no opinion)
+    Answer = dict[str, Any] | BaseModel | None
 
 # ======================================================================================
 # Session lifecycle

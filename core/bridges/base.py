@@ -93,6 +93,9 @@ class BridgeInputError(Exception):
 # ``sniff_event_name(raw)``      the event name found in bytes that are not valid JSON, or None
 # ``answer_deadline: float``     seconds a transport waits for the answer before it answers
 #                                :meth:`HostAdapter.failure` itself (below the host's own timeout)
+# ``subscriptions(rt) -> [str]`` the host events worth forwarding given the loaded plugins (``rt`` is
+#                                None when they failed to load); ``serve --stdio`` returns it from
+#                                ``initialize``. Default: [] (the extension decides alone)
 
 
 class UsageError(Exception):

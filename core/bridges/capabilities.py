@@ -7,7 +7,7 @@ host; ``closed``: a failure of ours (a crash, bad input, a plugin that fails to 
 rather than allows. The tests check every declared hook against what the adapter really fires on
 recorded host payloads (tests/bridges/test_capabilities.py).
 
-Adapters written before this table (Claude Code, pi, omp) are described in :data:`DECLARED`
+Adapters written before this table (Claude Code) are described in :data:`DECLARED`
 until they carry their own ``CAPABILITIES``.
 """
 

@@ -1,5 +1,17 @@
 """Wiring ``agenthooks claude-code`` into Claude Code's settings files, and checking the wiring.
 
+Three transports (docs/hosts/claude-code.md says which to pick and why):
+
+* ``command`` (the default): a command hook per event, ``agenthooks claude-code --event E``, a fresh
+  process per event; needs nothing running;
+* ``client``: a command hook running the fast client, which asks the warm server
+  (``agenthooks serve``) over its unix socket and answers with the per-event process when the
+  server is down (starting it for the next event);
+* ``http``: ``type: "http"`` hooks to the warm server on 127.0.0.1, the per-user token in a header
+  (``$AGENT_HOOKS_TOKEN``, from the settings' ``env``), ``onFailure: "block"`` on the gating
+  events, and a SessionStart command that starts the server when it is down. Needs Claude Code
+  2.1.295 or later (``onFailure``).
+
 Used by ``agenthooks install|uninstall claude-code`` (``cli/hosts.py``) and by ``agenthooks doctor``
 (:func:`status`). Plain functions over JSON; no typer here.
 
@@ -49,6 +61,15 @@ TIMEOUTS = {"SessionEnd": 5}
 
 SCOPES = ("user", "project", "local")
 
+TRANSPORTS = ("command", "client", "http")
+#: events where a failure of ours must block (http ``onFailure``; command: exit 2 from the client)
+GATING_EVENTS = frozenset({"PreToolUse", "PermissionRequest"})
+#: the environment variable Claude Code puts the server's token in (``allowedEnvVars``)
+TOKEN_VAR = "AGENT_HOOKS_TOKEN"
+TOKEN_HEADER = "X-Agent-Hooks-Token"
+#: the SessionStart command that starts the warm server (http transport); fast when it runs
+STARTER_TIMEOUT = 30
+
 _SHELL_FORM = re.compile(r"(?:\bagenthooks(?:\.exe)?[\"']?|\bagent_hooks_core)\s+claude-code\b")
 
 
@@ -89,15 +110,60 @@ def bridge_command() -> tuple[str, list[str]]:
     if scripts:
         script = Path(scripts) / name
         if script.is_file() and os.access(script, os.X_OK):
-            return str(script.absolute()), []
-    return str(Path(sys.executable).absolute()), ["-m", "agent_hooks_core"]
+            return str(script.absolute()), []  # a script's sys.path[0] is its own directory
+    from ..transports.client import isolation_flags
+
+    # -m would put the project directory (Claude Code's cwd) first on sys.path: -I keeps it off
+    return str(Path(sys.executable).absolute()), [*isolation_flags(), "-m", "agent_hooks_core"]
 
 
-def handler(event: str, command: str, prefix: list[str], ask: bool = False) -> dict[str, Any]:
-    """Our handler entry for ``event`` (exec form: ``command`` + ``args``).
+def server_url(ask: bool = False) -> str:
+    """The warm server's URL for Claude Code events (its port from ``paths.port()``)."""
+    from ..serve import paths
+
+    return f"http://127.0.0.1:{paths.port()}/hosts/claude-code" + ("?arg=--ask" if ask else "")
+
+
+def http_handler(event: str, ask: bool = False) -> dict[str, Any]:
+    entry: dict[str, Any] = {"type": "http", "url": server_url(ask and event == "PreToolUse"),
+                             "headers": {TOKEN_HEADER: f"${TOKEN_VAR}"}, "allowedEnvVars": [TOKEN_VAR],
+                             "timeout": TIMEOUTS.get(event, TIMEOUT)}
+    if event in GATING_EVENTS:
+        entry["onFailure"] = "block"  # refused, hung, 5xx or non-JSON: the tool does not run
+    return entry
+
+
+def client_handler(event: str, ask: bool = False) -> dict[str, Any]:
+    from ..transports.client import command_for
+
+    argv = command_for("claude-code", ["--event", event, *(["--ask"] if ask and event == "PreToolUse" else [])],
+                       gating=event in GATING_EVENTS)
+    entry: dict[str, Any] = {"type": "command", "command": argv[0], "args": argv[1:],
+                             "timeout": TIMEOUTS.get(event, TIMEOUT)}
+    if event in GATING_EVENTS:
+        entry["onFailure"] = "block"
+    return entry
+
+
+def starter_handler() -> dict[str, Any]:
+    """SessionStart: start the warm server if it is not running (the http transport needs it)."""
+    from ..transports.client import isolation_flags
+
+    return {"type": "command", "command": str(Path(sys.executable).absolute()),
+            "args": [*isolation_flags(), "-m", "agent_hooks_core", "serve", "start", "--quiet"],
+            "timeout": STARTER_TIMEOUT}
+
+
+def handler(event: str, command: str, prefix: list[str], ask: bool = False,
+            transport: str = "command") -> dict[str, Any]:
+    """Our handler entry for ``event`` (exec form: ``command`` + ``args``, or an http entry).
 
     ``ask``: PreToolUse runs with ``--ask`` (plugins that ask with a UI make Claude Code ask).
     """
+    if transport == "http":
+        return http_handler(event, ask)
+    if transport == "client":
+        return client_handler(event, ask)
     extra = ["--ask"] if ask and event == "PreToolUse" else []
     entry: dict[str, Any] = {"type": "command", "command": command,
                              "args": [*prefix, "claude-code", "--event", event, *extra],
@@ -107,14 +173,31 @@ def handler(event: str, command: str, prefix: list[str], ask: bool = False) -> d
     return entry
 
 
-def group(event: str, command: str, prefix: list[str], ask: bool = False) -> dict[str, Any]:
+def group(event: str, command: str, prefix: list[str], ask: bool = False,
+          transport: str = "command") -> dict[str, Any]:
     entry: dict[str, Any] = {"matcher": "*"} if event in TOOL_EVENTS else {}
-    entry["hooks"] = [handler(event, command, prefix, ask)]
+    entry["hooks"] = [handler(event, command, prefix, ask, transport)]
+    if transport == "http" and event == "SessionStart":
+        entry["hooks"].insert(0, starter_handler())
     return entry
 
 
+def _is_our_url(url: Any) -> bool:
+    from urllib.parse import urlsplit
+
+    if not isinstance(url, str):
+        return False
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return parts.hostname in ("127.0.0.1", "localhost", "::1") and parts.path.rstrip("/") == "/hosts/claude-code"
+
+
 def is_ours(entry: Any) -> bool:
-    """True for a handler that runs ``agenthooks claude-code`` (any environment)."""
+    """True for a handler that runs ``agenthooks claude-code`` (any environment, any transport)."""
+    if isinstance(entry, dict) and entry.get("type") == "http":
+        return _is_our_url(entry.get("url"))
     if not isinstance(entry, dict) or entry.get("type", "command") != "command":
         return False
     command = entry.get("command")
@@ -127,8 +210,35 @@ def is_ours(entry: Any) -> bool:
         base = os.path.basename(command.replace("\\", "/")).lower()
         if base in ("agenthooks", "agenthooks.exe"):
             return True
+        if any(os.path.basename(a) == "fastclient.py" for a in args):
+            return True
         return "-m" in args and "agent_hooks_core" in args and args.index("agent_hooks_core") < args.index("claude-code")
     return bool(_SHELL_FORM.search(command))
+
+
+def is_starter(entry: Any) -> bool:
+    """True for our SessionStart command that starts the warm server (``serve start``)."""
+    if not isinstance(entry, dict) or entry.get("type", "command") != "command":
+        return False
+    args = entry.get("args")
+    if not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
+        return False
+    runs_us = "agent_hooks_core" in args or os.path.basename(str(entry.get("command", ""))) in (
+        "agenthooks", "agenthooks.exe")
+    return runs_us and "serve" in args and args[args.index("serve") + 1:args.index("serve") + 2] == ["start"]
+
+
+def _mine(entry: Any) -> bool:
+    return is_ours(entry) or is_starter(entry)
+
+
+def transport_of(handlers: list[dict[str, Any]]) -> str:
+    """The transport our ``handlers`` use (http, client or command)."""
+    if any(h.get("type") == "http" for h in handlers):
+        return "http"
+    if any(any(os.path.basename(str(a)) == "fastclient.py" for a in h.get("args") or []) for h in handlers):
+        return "client"
+    return "command"
 
 
 # -- merging -----------------------------------------------------------------------------
@@ -145,27 +255,30 @@ def _hooks_of(settings: dict[str, Any], path: Path) -> dict[str, Any]:
 
 
 def merged(settings: dict[str, Any], command: str, prefix: list[str], path: Path = Path("settings.json"),
-           events: tuple[str, ...] = EVENTS, ask: bool = False) -> dict[str, Any]:
-    """``settings`` with our entries for ``events``, in place of any earlier ones of ours."""
+           events: tuple[str, ...] = EVENTS, ask: bool = False, transport: str = "command",
+           token: str | None = None) -> dict[str, Any]:
+    """``settings`` with our entries for ``events``, in place of any earlier ones of ours (of any
+    transport). The http transport also sets ``env.AGENT_HOOKS_TOKEN`` to ``token``."""
     new = json.loads(json.dumps(settings))
     hooks = _hooks_of(new, path)
+    _set_token(new, token if transport == "http" else None, path)
     for event in events:
-        want = group(event, command, prefix, ask)
+        want = group(event, command, prefix, ask, transport)
         groups = hooks.setdefault(event, [])
         placed = False
         for i, g in enumerate(list(groups)):
             inner = g.get("hooks") if isinstance(g, dict) else None
-            if not isinstance(inner, list) or not any(is_ours(h) for h in inner):
+            if not isinstance(inner, list) or not any(_mine(h) for h in inner):
                 continue
-            others = [h for h in inner if not is_ours(h)]
+            others = [h for h in inner if not _mine(h)]
             if placed:
                 g["hooks"] = others
             elif not others:  # our own group: replace it whole, where it stands
                 groups[i] = want
                 placed = True
             else:  # the user put us in a group with their own handlers: swap just ours
-                at = next(j for j, h in enumerate(inner) if is_ours(h))
-                others.insert(at, want["hooks"][0])
+                at = next(j for j, h in enumerate(inner) if _mine(h))
+                others[at:at] = want["hooks"]
                 g["hooks"] = others
                 placed = True
         groups[:] = [g for g in groups if not (isinstance(g, dict) and g.get("hooks") == [])]
@@ -178,6 +291,7 @@ def merged(settings: dict[str, Any], command: str, prefix: list[str], path: Path
 def removed(settings: dict[str, Any], path: Path = Path("settings.json")) -> dict[str, Any]:
     """``settings`` without any handler of ours; groups and events emptied by that go too."""
     new = json.loads(json.dumps(settings))
+    _set_token(new, None, path)
     if "hooks" not in new:
         return new
     hooks = _hooks_of(new, path)
@@ -186,8 +300,8 @@ def removed(settings: dict[str, Any], path: Path = Path("settings.json")) -> dic
         touched = False
         for g in groups:
             inner = g.get("hooks") if isinstance(g, dict) else None
-            if isinstance(inner, list) and any(is_ours(h) for h in inner):
-                g["hooks"] = [h for h in inner if not is_ours(h)]
+            if isinstance(inner, list) and any(_mine(h) for h in inner):
+                g["hooks"] = [h for h in inner if not _mine(h)]
                 touched = True
         if touched:
             groups[:] = [g for g in groups if not (isinstance(g, dict) and g.get("hooks") == [])]
@@ -196,6 +310,23 @@ def removed(settings: dict[str, Any], path: Path = Path("settings.json")) -> dic
                 if not hooks:
                     del new["hooks"]
     return new
+
+
+def _set_token(settings: dict[str, Any], token: str | None, path: Path) -> None:
+    """Set (or, with None, remove) ``env.AGENT_HOOKS_TOKEN``; other variables stay."""
+    env = settings.get("env")
+    if env is None and token is None:
+        return
+    if env is None:
+        env = settings["env"] = {}
+    if not isinstance(env, dict):
+        raise InstallError(f"{path}: \"env\" must be an object; nothing was changed")
+    if token is not None:
+        env[TOKEN_VAR] = token
+    else:
+        env.pop(TOKEN_VAR, None)
+        if not env:
+            del settings["env"]
 
 
 # -- reading and writing settings files --------------------------------------------------
@@ -273,11 +404,22 @@ class Plan:
 
 
 def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
-                 command: tuple[str, list[str]] | None = None, ask: bool = False) -> Plan:
+                 command: tuple[str, list[str]] | None = None, ask: bool = False, transport: str = "command",
+                 dry_run: bool = False) -> Plan:
+    if transport not in TRANSPORTS:
+        raise InstallError(f"unknown transport {transport!r}: use {', '.join(TRANSPORTS)}")
+    token = None
+    if transport == "http":
+        if scope == "project":
+            raise InstallError("the http transport carries your per-user token: install it with --local or "
+                               "--user (the project file is usually committed)")
+        from ..serve import paths
+
+        token = paths.token(create=not dry_run) or "<made at install>"
     path = settings_path(scope, project_dir)
     settings, old = read_settings(path)
     cmd, prefix = command or bridge_command()
-    new = merged(settings, cmd, prefix, path, ask=ask)
+    new = merged(settings, cmd, prefix, path, ask=ask, transport=transport, token=token)
     if old is not None and new == settings:
         return Plan(path, old, None)
     return Plan(path, old, dump(new, old))
@@ -299,9 +441,11 @@ def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None
 class Check:
     ok: bool
     message: str
+    #: not only worth a look: something does not work (e.g. every tool call is blocked)
+    problem: bool = False
 
     def __str__(self) -> str:
-        return f"{'ok' if self.ok else 'warning'}: {self.message}"
+        return f"{'ok' if self.ok else 'problem' if self.problem else 'warning'}: {self.message}"
 
 
 def _our_handlers(settings: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
@@ -316,6 +460,43 @@ def _our_handlers(settings: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
                 if is_ours(h):
                     found.setdefault(event, []).append(h)
     return found
+
+
+def _server_checks(transport: str, settings: dict[str, Any], where: str, flag: str) -> list[Check]:
+    """What the warm server transports need: a running server, the token, no proxy in the way."""
+    from ..serve import paths, server
+
+    results: list[Check] = []
+    running = server.status(timeout=2.0)
+    if transport == "client":
+        if running is None:
+            results.append(Check(False, f"{where}: the warm server is not running, so each event is answered "
+                                        "by a fresh process (slower) until it starts: `agenthooks serve start`"))
+        return results
+    if running is None:
+        results.append(Check(False, f"{where}: the warm server is not running, so Claude Code blocks every tool "
+                                    "call (onFailure: block) until it does: run `agenthooks serve start` (a new "
+                                    "session starts it too)", problem=True))
+    elif not running.get("http"):
+        results.append(Check(False, f"{where}: the warm server runs without HTTP "
+                                    f"({running.get('http_problem') or 'disabled'}): `agenthooks serve stop` then "
+                                    "`agenthooks serve start`", problem=True))
+    elif running["http"].rsplit(":", 1)[-1] != str(paths.port()):
+        results.append(Check(False, f"{where}: the server listens on {running['http']}, the hooks call port "
+                                    f"{paths.port()}: restart the server", problem=True))
+    raw_env = settings.get("env")
+    env: dict[str, Any] = raw_env if isinstance(raw_env, dict) else {}
+    token = paths.token(create=False)
+    if not env.get(TOKEN_VAR) or env.get(TOKEN_VAR) != token:
+        results.append(Check(False, f"{where}: env.{TOKEN_VAR} is missing or not the server's token, so the server "
+                                    f"refuses every event: run `agenthooks install claude-code --transport http "
+                                    f"{flag}`", problem=True))
+    proxy = os.environ.get("HTTP_PROXY") or os.environ.get("http_proxy")
+    no_proxy = (os.environ.get("NO_PROXY") or os.environ.get("no_proxy") or "").replace(" ", "").split(",")
+    if proxy and not {"127.0.0.1", "localhost", "*"} & set(no_proxy):
+        results.append(Check(False, "HTTP_PROXY is set and NO_PROXY does not cover 127.0.0.1: Claude Code sends "
+                                    "the hook requests to the proxy; add 127.0.0.1 to NO_PROXY", problem=True))
+    return results
 
 
 def check(cwd: str | os.PathLike[str] | None = None) -> list[Check]:
@@ -342,6 +523,7 @@ def check(cwd: str | os.PathLike[str] | None = None) -> list[Check]:
         wired.append(scope)
         commands.update(json.dumps(h, sort_keys=True) for hs in ours.values() for h in hs)
         events_seen.update(ours)
+        transport = transport_of([h for hs in ours.values() for h in hs])
         problems = []
         missing = [e for e in EVENTS if e not in ours]
         if missing:
@@ -350,20 +532,30 @@ def check(cwd: str | os.PathLike[str] | None = None) -> list[Check]:
             if len(handlers) > 1:
                 problems.append(f"{event} runs agenthooks {len(handlers)} times")
             for h in handlers:
-                if h not in (handler(event, command, prefix), handler(event, command, prefix, True)) \
-                        and event in EVENTS:
+                if h not in (handler(event, command, prefix, False, transport),
+                             handler(event, command, prefix, True, transport)) and event in EVENTS:
+                    want = handler(event, command, prefix, False, transport)
                     cmd = h.get("command", "")
-                    if isinstance(cmd, str) and os.path.isabs(cmd) and not os.path.exists(cmd):
+                    if h.get("type") == "http" and h.get("url") != want.get("url"):
+                        problems.append(f"{event} calls {h.get('url')}, not {want.get('url')}")
+                    elif h.get("type") == "http":
+                        problems.append(f"{event} entry differs from the current one")
+                    elif isinstance(cmd, str) and os.path.isabs(cmd) and not os.path.exists(cmd):
                         problems.append(f"{event} runs {cmd}, which does not exist")
-                    elif cmd != command:
-                        problems.append(f"{event} runs {cmd}, not this environment's {command}")
+                    elif cmd != want.get("command"):
+                        problems.append(f"{event} runs {cmd}, not this environment's {want.get('command')}")
                     else:
                         problems.append(f"{event} entry differs from the current one")
+        how = "" if transport == "command" else f" --transport {transport}"
         if problems:
             shown = "; ".join(dict.fromkeys(problems))
-            results.append(Check(False, f"{where}: outdated ({shown}); run `agenthooks install claude-code {flag}`"))
+            results.append(Check(False, f"{where}: outdated ({shown}); run `agenthooks install claude-code{how} "
+                                        f"{flag}`"))
         else:
-            results.append(Check(True, f"{where}: wired for {len(EVENTS)} events, current"))
+            via = "" if transport == "command" else f" (transport {transport})"
+            results.append(Check(True, f"{where}: wired for {len(EVENTS)} events{via}, current"))
+        if transport != "command":
+            results.extend(_server_checks(transport, settings, where, flag))
     if not wired:
         results.append(Check(False, "Claude Code is not wired to agent-hooks; run `agenthooks install claude-code`"))
     elif len(wired) > 1 and len(commands) > len(events_seen):
@@ -375,3 +567,74 @@ def check(cwd: str | os.PathLike[str] | None = None) -> list[Check]:
 def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     """One line per finding, each starting with ``ok:`` or ``warning:`` (for ``agenthooks doctor``)."""
     return [str(c) for c in check(cwd)]
+
+
+# -- the commands (``agenthooks install|uninstall claude-code``; cli/hosts.py builds them) -------
+
+#: host options of ``agenthooks install claude-code``
+OPTIONS: dict[str, dict[str, Any]] = {
+    "ask": {"flag": "--ask", "default": False,
+            "help": "plugins that ask the user when there is a UI (the guard) make Claude Code ask, instead of denying"},
+    "transport": {"flag": "--transport", "default": "command", "choices": TRANSPORTS,
+                  "help": "command: a process per event; client: the fast client to the warm server, falling back "
+                          "to a process; http: http hooks to the warm server (Claude Code >= 2.1.295)"},
+}
+INSTALL_HELP = "Run every enabled plugin on Claude Code's hook events (merges into its settings file)."
+UNINSTALL_HELP = "Remove agent-hooks' entries from Claude Code's settings file (other hooks stay)."
+
+
+def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
+            out: Any = None, ask: bool = False, transport: str = "command") -> int:
+    """Merge our hook entries into Claude Code's ``scope`` settings file. Returns the exit code."""
+    out = out or sys.stdout
+    plan = plan_install(scope, project_dir, ask=ask, transport=transport, dry_run=dry_run)
+    if dry_run:
+        out.write(plan.diff() if plan.changed else f"{plan.path}: already wired, nothing to change\n")
+        return 0
+    if not plan.changed:
+        out.write(f"Claude Code ({scope}) is already wired to agent-hooks: {plan.path}\n")
+        return 0
+    try:
+        backup = plan.apply()
+    except OSError as exc:
+        raise InstallError(f"cannot write {plan.path}: {exc.strerror or exc}") from None
+    if transport == "http":
+        os.chmod(plan.path, 0o600)  # it holds the token now
+    out.write(f"Wired agent-hooks into Claude Code ({scope}): {plan.path}\n")
+    if transport == "http":
+        out.write(f"  url:     {server_url()} (http hooks; the token is env.{TOKEN_VAR} in that file)\n")
+        out.write("  server:  started by a SessionStart hook; now: `agenthooks serve start`\n")
+    elif transport == "client":
+        argv = client_handler("PreToolUse")
+        out.write(f"  command: {' '.join([argv['command'], *argv['args']])}\n")
+    else:
+        command, prefix = bridge_command()
+        out.write(f"  command: {' '.join([command, *prefix, 'claude-code'])}\n")
+    out.write(f"  events:  {', '.join(EVENTS)}\n")
+    if backup is not None:
+        out.write(f"  backup:  {backup}\n")
+    if scope == "project":
+        out.write("  note: .claude/settings.json is usually committed, and the command is this machine's path;\n"
+                  "        use --local to keep it out of version control.\n")
+    return 0
+
+
+def uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
+              out: Any = None) -> int:
+    """Remove our hook entries (any transport) from Claude Code's ``scope`` settings file."""
+    out = out or sys.stdout
+    plan = plan_uninstall(scope, project_dir)
+    if dry_run:
+        out.write(plan.diff() if plan.changed else f"{plan.path}: not wired, nothing to change\n")
+        return 0
+    if not plan.changed:
+        out.write(f"Claude Code ({scope}) is not wired to agent-hooks: {plan.path}\n")
+        return 0
+    try:
+        backup = plan.apply()
+    except OSError as exc:
+        raise InstallError(f"cannot write {plan.path}: {exc.strerror or exc}") from None
+    out.write(f"Removed agent-hooks from Claude Code ({scope}): {plan.path}\n")
+    if backup is not None:
+        out.write(f"  backup:  {backup}\n")
+    return 0

@@ -29,6 +29,11 @@ HOSTS: dict[str, tuple[str, str, str]] = {
 }
 
 
+#: hosts whose page this generator links (other hosts' pages are named, not linked: the link
+#: check must not depend on which branch's pages have landed)
+LINKED = ("claude-code", "codex", "gemini", "cursor", "opencode")
+
+
 def hosts() -> list[str]:
     return list(ADAPTERS)
 
@@ -73,6 +78,7 @@ def data(cwd: str | None = None) -> dict[str, Any]:
     for host in hosts():
         caps = of(host)
         entry = wiring(host, cwd)
+        entry["declared"] = declared(host)
         entry["capabilities"] = {h: (caps[h].to_dict() if h in caps else
                                      {"fire": False, "block": False, "rewrite": False, "fail_closed": False})
                                  for h in all_hooks()}
@@ -80,7 +86,14 @@ def data(cwd: str | None = None) -> dict[str, Any]:
     return out
 
 
-def _cell(cap: Cap | None) -> str:
+def declared(host: str) -> bool:
+    """False for a host whose adapter does not describe its capabilities yet (shown as ``?``)."""
+    return bool(of(host))
+
+
+def _cell(cap: Cap | None, host: str) -> str:
+    if not declared(host):
+        return "?"
     return cap.flags() if cap is not None else "—"
 
 
@@ -94,12 +107,13 @@ def text(cwd: str | None = None) -> str:
         wired = ", ".join(r["wired"]) if r["wired"] else "not wired"
         lines.append(f"  {r['host']:<{width}}  {exe:<40}  wired: {wired}")
         lines.extend(f"  {'':<{width}}  {p}" for p in r["problems"])
-    lines += ["", "Capabilities (F fire, B block, R rewrite, C fails closed; — the host cannot fire it):", ""]
+    lines += ["", "Capabilities (F fire, B block, R rewrite, C fails closed; — the host cannot fire it;",
+              "? not described by the host's adapter yet):", ""]
     hooks = shown_hooks()
     hw = max(len(h) for h in hooks)
     lines.append(f"  {'':<{hw}}  " + "  ".join(f"{h:<{max(len(h), 4)}}" for h in hosts()))
     for hook in hooks:
-        cells = "  ".join(f"{_cell(of(h).get(hook)):<{max(len(h), 4)}}" for h in hosts())
+        cells = "  ".join(f"{_cell(of(h).get(hook), h):<{max(len(h), 4)}}" for h in hosts())
         lines.append(f"  {hook:<{hw}}  {cells}")
     other = [h for h in all_hooks() if h not in hooks]
     lines += ["", f"No host bridge fires: {', '.join(other)}."]
@@ -116,17 +130,17 @@ def markdown() -> str:
            "| host | page | transport |", "| --- | --- | --- |"]
     for h in hs:
         title, _, transport = HOSTS.get(h, (h, h, ""))
-        page = f"[{h}.md]({h}.md)" if (Path(__file__).resolve().parents[2] / "docs" / "hosts" / f"{h}.md").exists() \
-            or h in ("codex", "gemini", "cursor", "opencode", "claude-code") else "—"
+        page = f"[{h}.md]({h}.md)" if h in LINKED else f"`{h}.md`"
         out.append(f"| {title} (`{h}`) | {page} | {transport} |")
     out += ["", "## Capabilities", "",
             "**F** the host fires the hook, **B** a plugin's block or deny stops the host's action, **R** a "
             "plugin's rewrite reaches the host, **C** a failure on our side (bad input, a plugin that fails to "
             "load or raises, our process dying) blocks instead of allowing. **—**: the host has no event for it, "
-            "so plugins implementing it never run there.", "",
+            "so plugins implementing it never run there. **?**: the host's adapter does not describe its "
+            "capabilities yet; see its page.", "",
             "| hook | " + " | ".join(f"`{h}`" for h in hs) + " |", "| --- |" + " --- |" * len(hs)]
     for hook in shown_hooks():
-        out.append(f"| `{hook}` | " + " | ".join(_cell(of(h).get(hook)) for h in hs) + " |")
+        out.append(f"| `{hook}` | " + " | ".join(_cell(of(h).get(hook), h) for h in hs) + " |")
     other = [h for h in all_hooks() if h not in shown_hooks()]
     out += ["", f"No host bridge fires: {', '.join(f'`{h}`' for h in other)}.", "", "## Notes", ""]
     for h in hs:

@@ -291,8 +291,10 @@ def run(argv: list[str] | None = None) -> int:
         return 2
     common.set_options(opts)
     command = _command_of(rest)
-    if command == "claude-code":  # only reaches here with options __main__ cannot hand to the bridge
-        _error("only --hook, --settings and --trace may come before claude-code "
+    from ..__main__ import FAST_COMMANDS
+
+    if command in FAST_COMMANDS and command != "chibi":  # here only with options __main__ cannot pass on
+        _error(f"only --hook, --settings and --trace may come before {command} "
                "(switch plugins off in settings: `disabled = [...]`)")
         return 2
     if command is None and ("--version" in rest or "-V" in rest):

@@ -106,19 +106,12 @@ def runtime(**options: Any) -> Runtime:
         options.setdefault("disabled_extra", OPTIONS.disabled)
     rt = load_runtime(OPTIONS.cwd, settings_path=OPTIONS.settings_path, hook_paths=OPTIONS.hook_paths,
                       chibi_plugins=OPTIONS.chibi_plugins, trace=tracing(), host="agenthooks", **options)
-    if OPTIONS.disabled and _RUNTIME is None:
-        from ..discovery import plan_of
-
-        the_plan = plan_of(rt)
-        for warning in the_plan.warnings if the_plan is not None else ():
-            if warning.startswith("-p no:"):
-                warn(warning)
     if not options or set(options) == {"disabled_extra"}:
         _RUNTIME = rt
     from ..discovery import plan_of
 
     the_plan = plan_of(rt)
-    if the_plan is not None:
+    if the_plan is not None:  # settings warnings (incl. a -p no:NAME that matches nothing), notices
         say_once(the_plan.warnings)
         say_once(the_plan.notices, "notice")
     return rt

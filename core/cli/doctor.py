@@ -98,7 +98,10 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
             if not row.get("hooks") and row.get("source") != "builtin":
                 add(Finding("warning", "plugins", f"plugin {name!r} implements no hooks", name))
             names = [name] + ([row["distribution"]] if row.get("distribution") else [])
-            section, _ = settings.plugin_section(names)
+            effective = the_plan.settings if the_plan is not None else settings
+            section, origins = effective.plugin_section(names)
+            if origins:
+                add(Finding("info", "plugins", f"[plugins.{name}] from {', '.join(origins)} (later wins)", name))
             if section is None:
                 message = configure(rt, name, None, validate_empty=True)
                 if message is not None:
@@ -123,23 +126,15 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
         elif items:
             add(Finding("warning", "trust", f"project {settings.project_root} is not trusted: its {len(items)} "
                                             "code item(s) do not load; `agenthooks trust` to allow them"))
-    try:
-        from ..bridges import claude_code_install
+    from ..bridges import INSTALLERS, load
 
-        for line in claude_code_install.status(common.OPTIONS.cwd):
-            level, _, message = line.partition(": ")
-            add(Finding("ok" if level == "ok" else "info", "hosts", message))
-    except Exception as exc:  # a host check must not break doctor
-        add(Finding("info", "hosts", f"Claude Code check unavailable: {type(exc).__name__}: {exc}"))
-    try:  # pi and omp (bridges/pi/install.py)
-        from ..bridges.pi import install as pi_install
-
-        for installer in (pi_install.PI, pi_install.OMP):
-            for line in installer.status(common.OPTIONS.cwd):
+    for host, spec in INSTALLERS.items():  # every host's installer says how its wiring looks
+        try:
+            for line in load(spec).status(common.OPTIONS.cwd):
                 level, _, message = line.partition(": ")
                 add(Finding({"ok": "ok", "problem": "error"}.get(level, "info"), "hosts", message))
-    except Exception as exc:  # a host check must not break doctor
-        add(Finding("info", "hosts", f"pi/omp check unavailable: {type(exc).__name__}: {exc}"))
+        except Exception as exc:  # a host check must not break doctor
+            add(Finding("info", "hosts", f"{host} check unavailable: {type(exc).__name__}: {exc}"))
     return versions, findings, plugin_rows
 
 

@@ -77,6 +77,26 @@ EPILOGS: dict[str, tuple[list[str], str]] = {
     "uninstall": (["agenthooks uninstall claude-code",
                    "agenthooks plugins uninstall audit   # a plugin, not a host"], COMMON_CODES),
     "uninstall claude-code": (["agenthooks uninstall claude-code --project"], COMMON_CODES),
+    "install pi": (["agenthooks install pi", "agenthooks install pi --project --dry-run"], COMMON_CODES),
+    "install omp": (["agenthooks install omp", "agenthooks install omp --project --dry-run"], COMMON_CODES),
+    "uninstall pi": (["agenthooks uninstall pi"], COMMON_CODES),
+    "uninstall omp": (["agenthooks uninstall omp"], COMMON_CODES),
+    "hosts": (["agenthooks hosts", "agenthooks hosts --json"], COMMON_CODES),
+    "serve": (["agenthooks serve start", "agenthooks serve status", "agenthooks serve stop"], COMMON_CODES),
+    "serve start": (["agenthooks serve start", "agenthooks serve start --no-http --quiet"], COMMON_CODES),
+    "serve run": (["agenthooks serve run"], COMMON_CODES),
+    "serve status": (["agenthooks serve status"], "0 running · 1 not running · 2 bad input"),
+    "serve stop": (["agenthooks serve stop"], COMMON_CODES),
+    # agent-hooks-audit's commands (a plugin's: used when it is installed)
+    "audit": (["agenthooks audit tail", "agenthooks audit stats --session last"], COMMON_CODES),
+    "audit tail": (["agenthooks audit tail", "agenthooks audit tail -n 50 --no-follow --decision blocked"],
+                   COMMON_CODES),
+    "audit search": (["agenthooks audit search --session last", "agenthooks audit search --hook pre_tool --since 2h"],
+                     COMMON_CODES),
+    "audit stats": (["agenthooks audit stats", "agenthooks audit stats --session last --json"], COMMON_CODES),
+    "audit export": (["agenthooks audit export -o audit.jsonl", "agenthooks audit export --format csv --since 7d"],
+                     COMMON_CODES),
+    "audit path": (["agenthooks audit path"], COMMON_CODES),
 }
 
 

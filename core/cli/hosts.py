@@ -1,89 +1,83 @@
 """``agenthooks install HOST`` and ``agenthooks uninstall HOST``: wire agent-hooks into agent hosts.
 
-Hosts so far: ``claude-code`` (``bridges/claude_code_install.py`` does the work; this module is
-only the command line). The CLI app calls :func:`register`.
+One sub-command per host in ``bridges.INSTALLERS`` (the registry every host adds a line to). Each
+installer module provides ``install(scope, project_dir, dry_run, out, **options) -> int``,
+``uninstall(scope, project_dir, dry_run, out) -> int``, ``SCOPES`` (the first is the default) and
+may declare host options in ``OPTIONS`` (name -> ``{"flag", "help", "default", "choices"?}``);
+``install`` raises its ``InstallError`` for what the user must fix. The CLI app calls :func:`register`.
 """
 
 from __future__ import annotations
 
+import inspect
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import typer
 
-from ..bridges import claude_code_install as cc
+from ..bridges import INSTALLERS, load
 
 SCOPE_HELP = {
-    "user": "~/.claude/settings.json: every project (the default)",
-    "project": ".claude/settings.json: this project, usually committed",
-    "local": ".claude/settings.local.json: this project, this machine only",
+    "user": "the user's settings: every project",
+    "project": "this project's settings, usually committed",
+    "local": "this project's private settings (this machine only)",
 }
+HOST_TITLES = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "cursor": "Cursor",
+               "opencode": "OpenCode"}
 
 
 class CommandError(Exception):
     """Bad input or a file we must not touch: exit 2 with one line."""
 
 
-def _scope(user: bool, project: bool, local: bool) -> str:
-    chosen = [name for name, on in (("user", user), ("project", project), ("local", local)) if on]
+def _scope(chosen_flags: dict[str, bool], scopes: tuple[str, ...]) -> str:
+    chosen = [name for name in scopes if chosen_flags.get(name)]
     if len(chosen) > 1:
-        raise CommandError(f"choose one of --user, --project, --local (got {', '.join('--' + c for c in chosen)})")
-    return chosen[0] if chosen else "user"
+        raise CommandError(f"choose one of {', '.join('--' + s for s in scopes)}")
+    return chosen[0] if chosen else scopes[0]
+
+
+def _installer(host: str) -> Any:
+    return load(INSTALLERS[host])
+
+
+def _install_error(installer: Any) -> type[Exception]:
+    """The installer's ``InstallError`` (a module, or an object whose module defines it)."""
+    module = installer if inspect.ismodule(installer) else sys.modules.get(type(installer).__module__)
+    error = getattr(installer, "InstallError", None) or getattr(module, "InstallError", None)
+    return error if isinstance(error, type) and issubclass(error, Exception) else CommandError
+
+
+def _run(func: Any, installer: Any, *args: Any, **kwargs: Any) -> int:
+    try:
+        return int(func(*args, **kwargs))
+    except _install_error(installer) as exc:
+        raise CommandError(str(exc)) from None
+
+
+def install_host(host: str, scope: str | None = None, project_dir: str | Path | None = None, dry_run: bool = False,
+                 out: TextIO | None = None, **options: Any) -> int:
+    inst = _installer(host)
+    return _run(inst.install, inst, scope or inst.SCOPES[0], project_dir, dry_run, out, **options)
+
+
+def uninstall_host(host: str, scope: str | None = None, project_dir: str | Path | None = None, dry_run: bool = False,
+                   out: TextIO | None = None) -> int:
+    inst = _installer(host)
+    return _run(inst.uninstall, inst, scope or inst.SCOPES[0], project_dir, dry_run, out)
 
 
 def install_claude_code(scope: str = "user", project_dir: str | Path | None = None, dry_run: bool = False,
-                        out: TextIO | None = None, ask: bool = False) -> int:
+                        out: TextIO | None = None, ask: bool = False, transport: str = "command") -> int:
     """Merge our hook entries into Claude Code's ``scope`` settings file. Returns the exit code."""
-    out = out or sys.stdout
-    try:
-        plan = cc.plan_install(scope, project_dir, ask=ask)
-    except cc.InstallError as exc:
-        raise CommandError(str(exc)) from None
-    if dry_run:
-        out.write(plan.diff() if plan.changed else f"{plan.path}: already wired, nothing to change\n")
-        return 0
-    if not plan.changed:
-        out.write(f"Claude Code ({scope}) is already wired to agent-hooks: {plan.path}\n")
-        return 0
-    try:
-        backup = plan.apply()
-    except OSError as exc:
-        raise CommandError(f"cannot write {plan.path}: {exc.strerror or exc}") from None
-    command, prefix = cc.bridge_command()
-    out.write(f"Wired agent-hooks into Claude Code ({scope}): {plan.path}\n")
-    out.write(f"  command: {' '.join([command, *prefix, 'claude-code'])}\n")
-    out.write(f"  events:  {', '.join(cc.EVENTS)}\n")
-    if backup is not None:
-        out.write(f"  backup:  {backup}\n")
-    if scope == "project":
-        out.write("  note: .claude/settings.json is usually committed, and the command is this machine's path;\n"
-                  "        use --local to keep it out of version control.\n")
-    return 0
+    return install_host("claude-code", scope, project_dir, dry_run, out, ask=ask, transport=transport)
 
 
 def uninstall_claude_code(scope: str = "user", project_dir: str | Path | None = None, dry_run: bool = False,
                           out: TextIO | None = None) -> int:
     """Remove our hook entries from Claude Code's ``scope`` settings file. Returns the exit code."""
-    out = out or sys.stdout
-    try:
-        plan = cc.plan_uninstall(scope, project_dir)
-    except cc.InstallError as exc:
-        raise CommandError(str(exc)) from None
-    if dry_run:
-        out.write(plan.diff() if plan.changed else f"{plan.path}: not wired, nothing to change\n")
-        return 0
-    if not plan.changed:
-        out.write(f"Claude Code ({scope}) is not wired to agent-hooks: {plan.path}\n")
-        return 0
-    try:
-        backup = plan.apply()
-    except OSError as exc:
-        raise CommandError(f"cannot write {plan.path}: {exc.strerror or exc}") from None
-    out.write(f"Removed agent-hooks from Claude Code ({scope}): {plan.path}\n")
-    if backup is not None:
-        out.write(f"  backup:  {backup}\n")
-    return 0
+    return uninstall_host("claude-code", scope, project_dir, dry_run, out)
 
 
 def _fail(exc: CommandError) -> typer.Exit:
@@ -91,43 +85,64 @@ def _fail(exc: CommandError) -> typer.Exit:
     return typer.Exit(2)
 
 
+def _params(scopes: tuple[str, ...], options: dict[str, dict[str, Any]], with_options: bool) -> list[inspect.Parameter]:
+    kw = inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter(f"scope_{s}", kw, annotation=bool, default=typer.Option(
+        False, f"--{s}", help=SCOPE_HELP.get(s, s) + (" (the default)" if s == scopes[0] else "")))
+        for s in scopes]
+    params.append(inspect.Parameter("project_dir", kw, annotation=Path | None, default=typer.Option(
+        None, "--dir", help="the project directory (default: the current directory)", file_okay=False)))
+    params.append(inspect.Parameter("dry_run", kw, annotation=bool, default=typer.Option(
+        False, "--dry-run", help="print the change as a unified diff; write nothing")))
+    if with_options:
+        for name, spec in options.items():
+            default = spec.get("default")
+            help_text = spec.get("help", "")
+            if spec.get("choices"):
+                help_text += f" ({'|'.join(spec['choices'])}; default {default})"
+            params.append(inspect.Parameter(name, kw, annotation=type(default) if default is not None else str,
+                                            default=typer.Option(default, spec["flag"], help=help_text)))
+    return params
+
+
+def _command(host: str, install: bool) -> Any:
+    inst = _installer(host)
+    scopes = tuple(inst.SCOPES)
+    options: dict[str, dict[str, Any]] = dict(getattr(inst, "OPTIONS", {})) if install else {}
+
+    def command(**kwargs: Any) -> None:
+        try:
+            scope = _scope({s: kwargs.pop(f"scope_{s}") for s in scopes}, scopes)
+            project_dir, dry_run = kwargs.pop("project_dir"), kwargs.pop("dry_run")
+            for name, value in kwargs.items():
+                choices = options[name].get("choices")
+                if choices and value not in choices:
+                    raise CommandError(f"{options[name]['flag']} must be one of {', '.join(choices)}, not {value!r}")
+            code = (install_host(host, scope, project_dir, dry_run, **kwargs) if install
+                    else uninstall_host(host, scope, project_dir, dry_run))
+        except CommandError as exc:
+            raise _fail(exc) from None
+        raise typer.Exit(code)
+
+    title = HOST_TITLES.get(host) or getattr(inst, "label", None) or host
+    command.__doc__ = (getattr(inst, "INSTALL_HELP", None) if install else getattr(inst, "UNINSTALL_HELP", None)) or (
+        f"Run every enabled plugin on {title}'s hook events." if install
+        else f"Remove agent-hooks' entries from {title}'s configuration (other hooks stay).")
+    command.__signature__ = inspect.Signature(_params(scopes, options, install))  # type: ignore[attr-defined]
+    command.__name__ = f"{'install' if install else 'uninstall'}_{host.replace('-', '_')}"
+    return command
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``install`` and ``uninstall`` (one sub-command per host) to the typer app."""
+    """Add ``install`` and ``uninstall`` (one sub-command per registered host) to the typer app."""
     install_app = typer.Typer(help="Wire agent-hooks into an agent host.", no_args_is_help=True)
     uninstall_app = typer.Typer(help="Remove agent-hooks from an agent host.", no_args_is_help=True)
-
-    user_opt = typer.Option(False, "--user", help=SCOPE_HELP["user"])
-    project_opt = typer.Option(False, "--project", help=SCOPE_HELP["project"])
-    local_opt = typer.Option(False, "--local", help=SCOPE_HELP["local"])
-    dir_opt = typer.Option(None, "--dir", help="the project directory (default: the current directory)",
-                           file_okay=False)
-    dry_opt = typer.Option(False, "--dry-run", help="print the change as a unified diff; write nothing")
-
-    ask_opt = typer.Option(False, "--ask", help="plugins that ask the user when there is a UI (the guard) "
-                           "make Claude Code ask, instead of denying")
-
-    @install_app.command("claude-code")
-    def install_cmd(user: bool = user_opt, project: bool = project_opt, local: bool = local_opt,
-                    project_dir: Path | None = dir_opt, dry_run: bool = dry_opt, ask: bool = ask_opt) -> None:
-        """Run every enabled plugin on Claude Code's hook events (merges into its settings file)."""
+    for host in INSTALLERS:
         try:
-            code = install_claude_code(_scope(user, project, local), project_dir, dry_run, ask=ask)
-        except CommandError as exc:
-            raise _fail(exc) from None
-        raise typer.Exit(code)
-
-    @uninstall_app.command("claude-code")
-    def uninstall_cmd(user: bool = user_opt, project: bool = project_opt, local: bool = local_opt,
-                      project_dir: Path | None = dir_opt, dry_run: bool = dry_opt) -> None:
-        """Remove agent-hooks' entries from Claude Code's settings file (other hooks stay)."""
-        try:
-            code = uninstall_claude_code(_scope(user, project, local), project_dir, dry_run)
-        except CommandError as exc:
-            raise _fail(exc) from None
-        raise typer.Exit(code)
-
-    from . import pi_hosts  # pi and omp (until this module is built from bridges.INSTALLERS)
-
-    pi_hosts.register(install_app, uninstall_app)
+            install_app.command(host)(_command(host, True))
+            uninstall_app.command(host)(_command(host, False))
+        except Exception as exc:  # one broken installer must not take the others down
+            typer.echo(f"agenthooks: warning: the {host!r} installer is unavailable: {type(exc).__name__}: {exc}",
+                       err=True)
     app.add_typer(install_app, name="install")
     app.add_typer(uninstall_app, name="uninstall")

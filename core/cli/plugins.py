@@ -158,7 +158,8 @@ def set_enabled(name: str, enable: bool, project: bool) -> list[str]:
     changed = edit_file(target, mutate)
     settings = common.settings()
     state, reason = settings.plugin_state(all_names)
-    if enable and not state and project:
+    by_organisation = bool(reason and reason.startswith("disabled by organisation policy"))
+    if enable and not state and project and not by_organisation:
         edit_file(target, lambda doc: list_add(doc, "enabled", spelled))
         changed = True
         settings = common.settings()
@@ -177,7 +178,9 @@ def set_enabled(name: str, enable: bool, project: bool) -> list[str]:
         lines.append(f"{verb} {spelled} in {target}" + ("" if enable else " (it will not be imported)"))
     else:
         lines.append(f"{spelled} is already {'enabled' if enable else 'disabled'} in {target}")
-    if enable and not state:
+    if enable and not state and by_organisation:
+        lines.append(f"note: {spelled} is still {reason}, which user and project settings cannot override")
+    elif enable and not state:
         lines.append(f"note: {spelled} is still {reason}; run `agenthooks plugins enable {spelled}"
                      f"{'' if project else ' --project'}` to override it")
     if enable and state:

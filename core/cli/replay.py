@@ -29,6 +29,7 @@ import json
 import os
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -36,8 +37,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from ..runtime import Runtime
 
 DECISIONS = ("denied", "blocked", "modified", "allowed", "observed")
@@ -386,16 +385,16 @@ PROGRESS_EVERY = 1.0
 class Progress:
     """``replaying FILE: N/TOTAL events`` on stderr, at most every PROGRESS_EVERY seconds."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, stream: Any = None, clock: Callable[[], float] = time.monotonic) -> None:
         import sys
 
-        self.path, self.stream = path, sys.stderr
+        self.path, self.stream, self.clock = path, stream or sys.stderr, clock
         self.tty = self.stream.isatty()
-        self.last = time.monotonic()
+        self.last = clock()
         self.shown = False
 
     def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
+        now = self.clock()
         if done < total and now - self.last < PROGRESS_EVERY:
             return
         if done == total and not self.shown:

@@ -7,6 +7,7 @@ The templates are package data (``agent_hooks_core/templates/new_plugin/*.tmpl``
 from __future__ import annotations
 
 import re
+import shlex
 from importlib import resources
 from pathlib import Path
 from typing import Annotated
@@ -69,6 +70,26 @@ def create(raw_name: str, parent: Path, description: str | None = None) -> tuple
     return target, created
 
 
+def core_checkout() -> Path | None:
+    """The source checkout agenthooks runs from (an editable install), if it is one."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        pyproject = (root / "pyproject.toml").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return root if 'name = "agent-hooks-core"' in pyproject else None
+
+
+def next_steps(target: Path) -> list[str]:
+    """What to run in the new project; from a checkout, install the core from it first (not on an index)."""
+    checkout = core_checkout()
+    install = "pip install -e '.[test]'"
+    if checkout is not None:
+        install = f"pip install -e {shlex.quote(str(checkout))} && {install}"
+    return [f"cd {shlex.quote(str(target))}", "python -m venv .venv && . .venv/bin/activate",
+            f"{install} && pytest", "agenthooks plugins list"]
+
+
 def register(app: typer.Typer) -> None:
     @app.command("new-plugin")
     def new_plugin_cmd(
@@ -82,4 +103,6 @@ def register(app: typer.Typer) -> None:
         print(f"Created {target}:")
         for path in created:
             print(f"  {path.relative_to(target)}")
-        print(f"\nNext:\n  cd {target}\n  pip install -e '.[test]' && pytest\n  agenthooks plugins list")
+        print("\nNext:")
+        for line in next_steps(target):
+            print(f"  {line}")

@@ -141,23 +141,28 @@ def _grid(columns: Sequence[Column], rows: Sequence[Sequence[Cell]], widths: Seq
 
 
 def _records(columns: Sequence[Column], rows: Sequence[Sequence[Cell]], width: int) -> list[Text]:
-    keys = [i for i, c in enumerate(columns) if not c.text]
+    """Key columns on one aligned line (as many as fit), every other column as ``label: value`` lines."""
+    widths = _natural(columns, rows)
+    keys: list[int] = []
+    used = -GAP
+    for i, column in enumerate(columns):
+        if column.text or used + GAP + widths[i] > width:
+            break
+        keys.append(i)
+        used += GAP + widths[i]
+    rest = [i for i in range(len(columns)) if i not in keys]
     key_cols = [columns[i] for i in keys]
-    key_rows = [[row[i] for i in keys] for row in rows]
-    widths = _natural(key_cols, key_rows)
-    aligned = sum(widths) + GAP * (len(keys) - 1) <= width
-    out = [_header(key_cols, widths)] if aligned else []
-    label_width = max((len(columns[i].header) for i in range(len(columns)) if columns[i].text), default=0)
+    key_widths = [widths[i] for i in keys]
+    out = [_header(key_cols, key_widths)] if keys else []
+    label_width = max((len(columns[i].header) for i in rest), default=0)
     for row in rows:
-        cells = [_text(row[i]) for i in keys]
-        if aligned:
-            out.append(_line([_pad(t, w, c.right) for c, t, w in zip(key_cols, cells, widths, strict=True)]))
-        else:
-            out.extend(_wrap(Text("  ").join(cells), width))
-        for i, column in enumerate(columns):
-            if not column.text or not _text(row[i]).plain.strip():
+        if keys:
+            out.append(_line([_pad(_text(row[i]), w, c.right) for i, c, w in zip(keys, key_cols, key_widths,
+                                                                                  strict=True)]))
+        for i in rest:
+            if not _text(row[i]).plain.strip():
                 continue
-            label = f"{' ' * INDENT}{column.header + ':':<{label_width + 1}} "
+            label = f"{' ' * INDENT}{columns[i].header + ':':<{label_width + 1}} "
             body = _wrap(row[i], max(width - len(label), MIN_TEXT))
             out.append(Text.assemble(Text(label, style="dim"), body[0]))
             out.extend(Text.assemble(" " * len(label), line) for line in body[1:])

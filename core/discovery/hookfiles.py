@@ -58,7 +58,7 @@ class _SnapshotFinder(importlib.abc.MetaPathFinder):
         code = self.packages.get(root)
         if not dot or code is None or code.package is None:
             return None
-        parts = rest.split("/")[0].split(".")
+        parts = rest.split(".")
         for rel, is_pkg in (("/".join(parts) + "/__init__.py", True), ("/".join(parts) + ".py", False)):
             if rel in code.files:
                 spec = importlib.util.spec_from_loader(fullname, _SnapshotLoader(code, rel), is_package=is_pkg,

@@ -190,6 +190,12 @@ class Handler(BaseHTTPRequestHandler):
         self._error(404, f"no endpoint {url.path} (see docs/serve.md)")
 
 
+class TCPHandler(Handler):
+    #: headers and body are two writes: without TCP_NODELAY, Nagle's algorithm and the client's
+    #: delayed ACK hold the body back ~40 ms on a keep-alive connection
+    disable_nagle_algorithm = True
+
+
 class TCPServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256  # hosts fire hooks in parallel: the stdlib's 5 resets connections
@@ -197,7 +203,7 @@ class TCPServer(ThreadingHTTPServer):
     tcp = True
 
     def __init__(self, address: tuple[str, int], service: Service, token: str, owner: Any) -> None:
-        super().__init__(address, Handler)
+        super().__init__(address, TCPHandler)
         self.service = service
         self.token = token
         self.owner = owner

@@ -3,7 +3,7 @@
 A vector names a hook, a payload and the answers of N handlers in call order, and states what
 the combined result must be. The runner builds one plugin per answer, fires the hook through a
 runtime made by a *factory* (yours, if you embed or re-implement agent-hooks) and compares.
-The format is described in ``tests/vectors/README.md``; the vectors ship inside the package::
+The format is described in ``core/data/vectors/README.md``; the vectors ship inside the package::
 
     from agent_hooks_core.testing.vectors import load_vectors, run_vectors
     failures = [r for r in run_vectors(load_vectors(), factory=my_factory) if not r.passed]

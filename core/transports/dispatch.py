@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..bridges.base import BridgeInputError, HostAnswer
+from ..errors import describe  # the one naming of a failure (also used as dispatch.describe)
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
@@ -20,11 +21,6 @@ MAX_EVENT_BYTES = 64 << 20
 #: deep; a deeper one is refused before any plugin sees it, because plugins and the runtime walk
 #: payloads recursively (copy.deepcopy, pydantic, json.dumps) and must not hit RecursionError
 MAX_DEPTH = 100
-
-
-def describe(exc: BaseException) -> str:
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:

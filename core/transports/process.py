@@ -11,7 +11,8 @@ way): ``main(adapter, argv)``. What it guarantees, whatever a plugin does:
   ``AGENT_HOOKS_BRIDGE_WORKER=0``, the event is answered in this process (no guard against
   ``os._exit``: the host config's fail-closed setting is the backstop there);
 * **exactly one answer**: only the worker's own pid may send it; a plugin's forked child that
-  returns through our code ends with ``os._exit(0)``, silently;
+  returns through our code ends with ``os._exit(0)``, silently, and any child a plugin forks gets
+  /dev/null for stdin, stdout and stderr (it can neither answer nor hold the host's pipes open);
 * **stdout holds only the answer**: plugins' ``print()`` and child processes write to stderr;
 * **prompt exit**: the answerer never runs plugin code, so nothing keeps it alive; the worker is
   given a short grace to finish and is then killed (a plugin's non-daemon thread cannot hold the
@@ -129,9 +130,39 @@ def answer_event(adapter: Any, raw: bytes, options: CommandOptions, factory: Run
     return dispatch.answer(adapter, event, name, build)
 
 
+def _detach_from_host() -> None:
+    """In a child a plugin forks (``os.fork``): stdin, stdout and stderr become /dev/null, so it can
+    neither write a second answer nor keep the host waiting for our pipes to close, however long
+    it lives (a child forked from a handler thread may never come back through our code)."""
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.close(null)
+        for fd in list(_HOST_FDS):  # our saved copy of the host's stdout, too
+            os.close(fd)
+    except OSError:
+        pass
+    _HOST_FDS.clear()
+
+
+#: descriptors of the host's pipes we keep aside (closed in a plugin's forked child)
+_HOST_FDS: set[int] = set()
+_guarded = False
+
+
+def _guard_forks() -> None:
+    global _guarded
+    if not _guarded and hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_detach_from_host)
+        _guarded = True
+
+
 def _inline(adapter: Any, raw: bytes, options: CommandOptions, factory: RuntimeFactory,
             redirect: bool) -> HostAnswer:
     pid = os.getpid()
+    if redirect:  # the real process streams (tests that pass streams keep theirs)
+        _guard_forks()
     with _StdoutToStderr(fd_level=redirect):
         answer = answer_event(adapter, raw, options, factory)
     if os.getpid() != pid:  # a plugin forked and its child came back through us: not our answer
@@ -144,20 +175,26 @@ def _inline(adapter: Any, raw: bytes, options: CommandOptions, factory: RuntimeF
 
 def _in_worker(adapter: Any, raw: bytes, options: CommandOptions, factory: RuntimeFactory,
                deadline: float) -> HostAnswer:
-    """The answer computed by a forked worker; ``adapter.failure`` when it gives none in time."""
+    """The answer computed by a forked worker; ``adapter.failure`` when it gives none in time.
+
+    The worker's stdout and stderr are a pipe this process relays to its own stderr: a process a
+    plugin leaves behind (a fork, a child) then holds only that pipe, never the host's, so the host
+    sees this process end when it ends."""
     _, name, _ = dispatch.decode(adapter, raw, options.event)  # cheap: for the failure answer
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     r, w = os.pipe()
+    er, ew = os.pipe()
     pid = os.fork()
     if pid == 0:  # the worker: never returns
-        _worker(adapter, raw, options, factory, r, w)
+        _worker(adapter, raw, options, factory, r, w, er, ew)
     os.close(w)
+    os.close(ew)
     try:
-        data, problem = _receive(r, pid, time.monotonic() + deadline, deadline)
+        data, problem = _receive(r, er, pid, time.monotonic() + deadline, deadline)
     finally:
         os.close(r)
-    _reap(pid)
+    _reap(pid, er)
     if data is not None:
         try:
             return dispatch.answer_from_dict(json.loads(data))
@@ -166,12 +203,17 @@ def _in_worker(adapter: Any, raw: bytes, options: CommandOptions, factory: Runti
     return adapter.failure(name, problem or "the bridge worker gave no answer")
 
 
-def _worker(adapter: Any, raw: bytes, options: CommandOptions, factory: RuntimeFactory, r: int, w: int) -> None:
+def _worker(adapter: Any, raw: bytes, options: CommandOptions, factory: RuntimeFactory, r: int, w: int,
+            er: int, ew: int) -> None:
     me = os.getpid()
     try:
         os.close(r)
-        os.dup2(2, 1)  # only the answerer writes stdout: what plugins print goes to stderr
+        os.close(er)
+        os.dup2(ew, 1)  # only the answerer writes stdout: what plugins print goes to the relay
+        os.dup2(ew, 2)
+        os.close(ew)
         sys.stdout = sys.stderr
+        _guard_forks()
         try:
             answer = answer_event(adapter, raw, options, factory)
         except BaseException as exc:  # answer_event catches everything; this is belt and braces
@@ -204,23 +246,42 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _receive(r: int, pid: int, until: float, deadline: float) -> tuple[bytes | None, str | None]:
+def _relay(er: int) -> bool:
+    """Copy what the worker wrote to its stderr to ours; False at EOF."""
+    try:
+        chunk = os.read(er, 1 << 16)
+    except OSError:
+        return False
+    if chunk:
+        try:
+            _write_all(2, chunk)
+        except OSError:
+            pass
+    return bool(chunk)
+
+
+def _receive(r: int, er: int, pid: int, until: float, deadline: float) -> tuple[bytes | None, str | None]:
     """(the worker's message, None) or (None, why there is none)."""
     import select
 
     chunks: list[bytes] = []
     size = 0
     expected: int | None = None
+    relaying = True
     while True:
         remaining = until - time.monotonic()
         if remaining <= 0:
             return None, f"no answer within {deadline:g} s (a plugin is hung?)"
-        ready, _, _ = select.select([r], [], [], min(remaining, 0.5))
+        ready, _, _ = select.select([r, er] if relaying else [r], [], [], min(remaining, 0.5))
         if not ready:
             # EOF never comes while a plugin's forked child holds the pipe: check the worker itself
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
                 return None, _ended(status)
+            continue
+        if er in ready:
+            relaying = _relay(er)
+        if r not in ready:
             continue
         chunk = os.read(r, 1 << 16)
         if not chunk:
@@ -249,28 +310,38 @@ def _ended(status: int) -> str:
     return f"the bridge worker exited (status {code}) before answering: a plugin ended the process"
 
 
-def _reap(pid: int) -> None:
-    """Wait up to :data:`GRACE` for the worker to finish, then kill it."""
+def _reap(pid: int, er: int) -> None:
+    """Relay the worker's last stderr while it finishes, up to :data:`GRACE`; then kill it."""
+    import select
     import signal
 
     until = time.monotonic() + GRACE
-    delay = 0.001
-    while True:
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if done:
-            return
-        if time.monotonic() >= until:
+    relaying = True
+    try:
+        while True:
             try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except OSError:
-                pass
-            return
-        time.sleep(delay)  # polling a child's exit: the wait is bounded by GRACE
-        delay = min(delay * 2, 0.05)
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if done:
+                while relaying and select.select([er], [], [], 0)[0]:
+                    relaying = _relay(er)  # what it wrote just before exiting
+                return
+            remaining = until - time.monotonic()
+            if remaining <= 0:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                except OSError:
+                    pass
+                return
+            # wait for more output or the grace to pass; a quiet worker is polled every 10 ms
+            if relaying and select.select([er], [], [], min(remaining, 0.01))[0]:
+                relaying = _relay(er)
+            elif not relaying:
+                time.sleep(min(remaining, 0.01))  # polling a child's exit: bounded by GRACE
+    finally:
+        os.close(er)
 
 
 # -- writing -------------------------------------------------------------------------------------
@@ -316,6 +387,7 @@ class _StdoutToStderr:
             try:
                 sys.__stdout__.flush() if sys.__stdout__ else None
                 self.saved_fd = os.dup(1)
+                _HOST_FDS.add(self.saved_fd)
                 os.dup2(2, 1)
             except OSError:
                 self.saved_fd = None
@@ -327,4 +399,5 @@ class _StdoutToStderr:
                 sys.stderr.flush()
                 os.dup2(self.saved_fd, 1)
             finally:
+                _HOST_FDS.discard(self.saved_fd)
                 os.close(self.saved_fd)

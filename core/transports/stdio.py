@@ -277,9 +277,8 @@ def send_message_params(message: dict[str, Any]) -> dict[str, Any]:
     }
     if extra:
         native["details"] = extra.pop("details", None) if set(extra) == {"details"} else extra
-    return {"message": native,
-            "options": {"deliverAs": options.get("deliver_as"), "triggerTurn": options.get("trigger_turn")}
-            if options else None}
+    native_options = {{"deliver_as": "deliverAs", "trigger_turn": "triggerTurn"}[k]: v for k, v in options.items()}
+    return {"message": native, "options": native_options or None}
 
 
 # -- the server ----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The shape Claude Code 2.1.330 accepts for ``hooks`` in a settings file (host-protocols.md A2).
+"""The shape Claude Code 2.1.330 accepts for ``hooks`` in a settings file (docs/hosts/protocols.md A2).
 
 ``problems(settings)`` lists what Claude Code would reject; empty means accepted.
 """
@@ -14,6 +14,30 @@ COMMAND_FIELDS: dict[str, type | tuple[type, ...]] = {
     "type": str, "command": str, "args": list, "shell": str, "timeout": (int, float), "statusMessage": str,
     "async": bool, "asyncRewake": bool, "once": bool, "if": str, "onFailure": str,
 }
+
+
+#: fields of a ``type: "http"`` handler (host-protocols.md A2; G for allowedEnvVars and onFailure)
+HTTP_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "type": str, "url": str, "headers": dict, "allowedEnvVars": list, "timeout": (int, float),
+    "statusMessage": str, "async": bool, "if": str, "onFailure": str,
+}
+
+
+def _http_problems(h: dict[str, Any], hw: str) -> list[str]:
+    found = []
+    for key, value in h.items():
+        kind = HTTP_FIELDS.get(key)
+        if kind is None:
+            found.append(f"{hw}.{key}: unknown field")
+        elif not isinstance(value, kind) or (isinstance(value, bool) and kind == (int, float)):
+            found.append(f"{hw}.{key}: wrong type")
+    if not str(h.get("url", "")).startswith(("http://", "https://")):
+        found.append(f"{hw}.url: required, http(s)")
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in (h.get("headers") or {}).items()):
+        found.append(f"{hw}.headers: must map strings to strings")
+    if h.get("onFailure", "continue") not in ("continue", "block"):
+        found.append(f"{hw}.onFailure: must be continue or block")
+    return found
 
 
 def problems(settings: Any) -> list[str]:
@@ -45,6 +69,9 @@ def problems(settings: Any) -> list[str]:
                 continue
             for j, h in enumerate(handlers):
                 hw = f"{gw}.hooks[{j}]"
+                if isinstance(h, dict) and h.get("type") == "http":
+                    found.extend(_http_problems(h, hw))
+                    continue
                 if not isinstance(h, dict) or h.get("type") != "command":
                     found.append(f"{hw}: expected a command handler")
                     continue

@@ -1,4 +1,4 @@
-"""Claude Code 2.1.330 hook payloads, shaped like the samples in host-protocols.md A3.
+"""Claude Code 2.1.330 hook payloads, shaped like the samples in docs/hosts/protocols.md A3.
 
 ``event(name, cwd, **fields)`` adds the common fields Claude Code sends with every event.
 """
@@ -45,7 +45,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "PostCompact": {"trigger": "auto", "compact_summary": "We fixed the bug."},
 }
 
-#: tool_input / tool_response shapes per tool (host-protocols.md A3 "Tool inputs")
+#: tool_input / tool_response shapes per tool (docs/hosts/protocols.md A3 "Tool inputs")
 TOOL_INPUTS: dict[str, dict[str, Any]] = {
     "Bash": {"command": "npm test", "description": "Run tests"},
     "PowerShell": {"command": "Get-ChildItem"},

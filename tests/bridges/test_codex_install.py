@@ -110,3 +110,29 @@ def test_features_off_is_a_problem(home):
     home.mkdir()
     (home / "config.toml").write_text("[features]\nhooks = false\n")
     assert any(line.startswith("problem:") and "turned off" in line for line in cx.status())
+
+
+@pytest.mark.parametrize(("command", "host", "ours"), [
+    ("/v/bin/agenthooks codex --event Stop", "codex", True),
+    ("'/v 1/bin/python' -I -m agent_hooks_core codex --event Stop", "codex", True),
+    ("/v/bin/python -S -I /v/site/agent_hooks_core/transports/fastclient.py --socket /run/s.sock --isolation -I "
+     "--gating -- codex --event PreToolUse", "codex", True),
+    ("/v/bin/agenthooks gemini --event BeforeTool", "codex", False),
+    ("/v/bin/python -S -I /x/fastclient.py --socket /run/codex -- gemini", "codex", False),
+    ("echo agenthooks is great; codex", "codex", False),
+    ("my-hook.sh", "codex", False),
+])
+def test_our_entries_are_recognised_in_every_command_form(command, host, ours):
+    from agent_hooks_core.bridges.hostkit.jsonconfig import runs_us
+
+    assert runs_us(command, host) is ours
+
+
+def test_default_install_uses_the_fast_client_gating_where_it_matters(home):
+    cx.plan_install("user").apply()
+    hooks = json.loads((home / "hooks.json").read_text())["hooks"]
+    pre = hooks["PreToolUse"][0]["hooks"][0]["command"]
+    stop = hooks["Stop"][0]["hooks"][0]["command"]
+    assert "fastclient.py" in pre and "--gating" in pre and pre.endswith("-- codex --event PreToolUse")
+    assert "--gating" not in stop
+    assert cx.status()[0].startswith("ok:")

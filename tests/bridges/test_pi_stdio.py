@@ -122,6 +122,18 @@ def test_a_bad_payload_blocks_tool_call_but_not_other_events(session):
     assert out["answer"] is None and out["blocked"] is False and "payload must be an object" in out["errors"][0]
 
 
+def test_events_nested_too_deeply_are_refused_before_any_plugin(session):
+    s = session(BLOCKER)
+    s.initialize()
+    deep: Any = "x"
+    for _ in range(150):
+        deep = {"a": deep}
+    out = s.event("tool_call", {"toolName": "bash", "input": {"command": "ls", "deep": deep}})
+    assert out["blocked"] is True and "nested deeper than 100 levels" in out["answer"]["reason"]
+    s.send_raw(b"[" * 100_000)
+    assert s.read()["error"]["code"] == -32700
+
+
 def test_plugin_output_on_stdout_does_not_corrupt_the_protocol(session):
     s = session("""
 import subprocess, sys
@@ -275,6 +287,7 @@ def pre_message(event, ctx):
     ctx.ui.notify("hello", "warning")
     ctx.ui.set_status("guard", "on")
     ctx.send_message("remember this", details={{"n": 1}})
+    ctx.send_message("now", custom_type="mine", deliver_as="followUp")
     ctx.append_entry("guard-state", {{"n": 2}})
 """, ui_answers={"ui.select": "b", "ui.input": "ann", "ui.editor": "text"})
     s.initialize()
@@ -285,6 +298,8 @@ def pre_message(event, ctx):
         ("ui.setStatus", {"key": "guard", "text": "on"}),
         ("session.sendMessage", {"message": {"customType": "agent-hooks:stdio_plugin", "content": "remember this",
                                              "display": True, "details": {"n": 1}}, "options": None}),
+        ("session.sendMessage", {"message": {"customType": "mine", "content": "now", "display": True},
+                                 "options": {"deliverAs": "followUp"}}),
         ("session.appendEntry", {"customType": "guard-state", "data": {"n": 2}}),
     ]
 

@@ -23,8 +23,9 @@ HOSTILE = {
     "os_exit": "os._exit(0)",
     "sys_exit": "raise SystemExit(0)",
     "kill_self": "os.kill(os.getpid(), signal.SIGKILL)",
-    "fork": "os.fork()\nreturn {'block': True, 'reason': 'forked and blocked'}",
-    "fork_allow_in_child": "if os.fork() == 0:\n    return None\nreturn {'block': True, 'reason': 'parent blocked'}",
+    "fork": "if os.fork() == 0:\n    reap_later()\nreturn {'block': True, 'reason': 'forked and blocked'}",
+    "fork_allow_in_child": "if os.fork() == 0:\n    reap_later()\n    return None\n"
+                           "return {'block': True, 'reason': 'parent blocked'}",
     "hang": "time.sleep(3600)",
     "keyboard_interrupt": "raise KeyboardInterrupt",
     "print_garbage": "print('{\"hookSpecificOutput\": {\"permissionDecision\": \"allow\"}}')\nos.write(1, b'garbage')\nreturn {'block': True, 'reason': 'printed'}",
@@ -34,8 +35,13 @@ HOSTILE = {
 def _hook_file(tmp: Path, body: str) -> Path:
     path = tmp / "hostile.py"
     path.write_text(textwrap.dedent("""\
-        import os, signal, sys, threading, time
+        import faulthandler, os, signal, sys, threading, time
         from agent_hooks_core import hookimpl
+
+        def reap_later():
+            # the forked child may never come back through the bridge (a handler thread's child):
+            # end it from C after a while, so the test leaves no process behind
+            faulthandler.dump_traceback_later(10, exit=True, file=open(os.devnull, "w"))
 
         @hookimpl
         def pre_tool(event):
@@ -143,3 +149,38 @@ def test_oversized_input_is_refused(tmp_path, monkeypatch):
     assert len(raw) > 100
     assert claude_code.main(["--event", "PreToolUse"], stdin=io.BytesIO(raw), stdout=out, stderr=err) == 0
     assert "larger than" in json.loads(out.getvalue())["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+@pytest.mark.parametrize(("tool", "tool_input", "message"), [
+    ("Bash", None, "PreToolUse event without tool_input"),
+    ("Bash", {}, "Bash tool_input.command is missing"),
+    ("Bash", {"command": ["bash", "-lc", "rm -rf /"]}, "Bash tool_input.command is a list, not a string"),
+    ("Bash", {"command": 3}, "Bash tool_input.command is a number, not a string"),
+    ("Bash", {"command": None}, "Bash tool_input.command is missing"),
+    ("Bash", {"command": ""}, "Bash tool_input.command is empty"),
+    ("Write", {"content": "x"}, "Write tool_input.file_path is missing"),
+    ("WebFetch", {"url": {"href": "x"}}, "WebFetch tool_input.url is an object, not a string"),
+])
+def test_a_pre_tool_use_the_bridge_cannot_understand_is_denied(tmp_path, tool, tool_input, message):
+    import io
+
+    from agent_hooks_core.bridges import claude_code
+
+    ev = event("PreToolUse", str(tmp_path), tool_name=tool, tool_input=tool_input)
+    if tool_input is None:
+        del ev["tool_input"]
+    from agent_hooks_core import Runtime, hookimpl
+
+    class Allower:
+        @hookimpl
+        def pre_tool(self, event):
+            return None
+
+    def factory(*, hooks, settings, **options):
+        return Runtime(plugins=[("allower", Allower())], **options)
+
+    out = io.StringIO()
+    code = claude_code.main([], stdin=io.BytesIO(json.dumps(ev).encode()), stdout=out, stderr=io.StringIO(),
+                            runtime_factory=factory)
+    answer = json.loads(out.getvalue())["hookSpecificOutput"]
+    assert (code, answer["permissionDecision"]) == (0, "deny") and message in answer["permissionDecisionReason"]

@@ -73,7 +73,7 @@ def test_fire_imports_neither_typer_rich_nor_pydantic() -> None:
 
 def _seed_payloads() -> dict[str, dict[str, Any]]:
     """The seeds' example payloads, translated to canonical names: the catalogue vectors carry them."""
-    doc = json.loads((Path(__file__).resolve().parents[1] / "vectors" / "catalogue.json").read_text())
+    doc = json.loads((Path(__file__).resolve().parents[2] / "core" / "data" / "vectors" / "catalogue.json").read_text())
     return {v["hook"]: v["payload"] for v in doc["vectors"]}
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from agent_hooks_core.dialects import docgen, get_dialect
 from agent_hooks_core.dialects.omp import LAST_RESULT_HOOKS, RULES
-from agent_hooks_core.hookspecs.catalogue import BY_NAME
+from agent_hooks_core.hookspecs.catalogue import BY_NAME, seed_hooks_tsv
 
 # the repo's copy: under tox the package is an installed wheel, far from docs/
 DOC = Path(__file__).resolve().parents[2] / "docs" / "dialects.md"
-TSV = Path(__file__).with_name("seed-hooks.tsv")
+TSV = seed_hooks_tsv()
 
 
 def test_docs_dialects_md_is_current() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from agent_hooks_core.cli.tables import MIN_TEXT, Column, layout
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
 
@@ -61,6 +61,7 @@ def test_markup_in_cells_is_literal_text() -> None:
 words = st.text(alphabet="abcdefghij-_.[]:/", min_size=1, max_size=30)
 
 
+@settings(deadline=None, max_examples=60)  # pure computation: a loaded machine must not fail it
 @given(rows=st.lists(st.lists(st.lists(words, max_size=8).map(" ".join), min_size=4, max_size=4),
                      min_size=1, max_size=5),
        width=st.integers(min_value=40, max_value=200))
@@ -127,3 +128,15 @@ def test_plugin_text_with_brackets_is_printed_as_is(cli, site: FakeSite, home: P
     for args in (["plugins", "list"], ["plugins", "info", "brackets"], ["doctor"]):
         r = cli(*args)
         assert "[red]not markup[/red] [plugins.x]" in " ".join(r.out.split()), (args, r.out)
+
+
+def test_audit_tables_at_80_columns(cli, home: Path, narrow: None) -> None:
+    assert cli("replay", SESSION, "--session-id", "layout-test").code == 0
+    r = cli("audit", "search", "--session", "layout-test")
+    assert r.code == 0, r.err
+    fits(r.out)
+    intact(r.out, "[guard:protected-read]", "layout-test", "pre_tool_output", "blocked")
+    r = cli("audit", "stats", "--session", "layout-test")
+    assert r.code == 0, r.err
+    fits(r.out)
+    intact(r.out, "pre_tool_output", "guard")

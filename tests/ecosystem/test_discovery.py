@@ -385,3 +385,14 @@ def test_disabled_extra_switches_a_plugin_off_for_one_run(site: FakeSite, tmp_pa
     the_plan = discovery.plan_of(rt)
     assert the_plan is not None and any("'nosuch'" in w for w in the_plan.warnings)
     assert "alpha" in load_runtime().plugin_info and load_runtime().plugin_info["alpha"].status == "failed"
+
+
+def test_trace_shows_skipped_and_disabled_plugins_and_why(site: FakeSite, home: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    site.add("alpha", "raise RuntimeError('imported!')\n")
+    site.add("beta", plain("beta"))
+    write(home / "settings.toml", 'disabled = ["alpha"]\n')
+    load_runtime(trace=True, disabled_extra=["beta"])
+    err = capsys.readouterr().err
+    assert f"agenthooks: trace: skip alpha (entry-point) disabled: disabled in {home / 'settings.toml'}" in err
+    assert f"agenthooks: trace: skip beta (entry-point) disabled: {discovery.RUN_DISABLED}" in err

@@ -8,6 +8,7 @@ SIGALRM handler, loses its answer and the call goes on. Budgets are "within N x 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import threading
 import time
@@ -44,17 +45,14 @@ def swallows_everything(release: threading.Event) -> Callable[..., Any]:
 
 
 def replaces_sigalrm(release: threading.Event) -> Callable[..., Any]:
+    swallow = swallows_everything(release)
+
     def handler(event: Any) -> dict[str, Any]:
         try:
             signal.signal(signal.SIGALRM, signal.SIG_IGN)  # only possible in the main thread
         except ValueError:
             pass
-        while not release.is_set():
-            try:
-                time.sleep(0.01)
-            except BaseException:
-                pass
-        return {"block": True, "reason": "too late to count"}
+        return swallow(event)
 
     return handler
 
@@ -152,3 +150,48 @@ def test_bounded_false_keeps_the_calling_thread() -> None:
     handler = plugin("p", post_tool=lambda event: where.append(threading.current_thread().name))
     Runtime([handler], hook_timeout=5, bounded=False).fire("post_tool", {"tool_name": "t"})
     assert where == [threading.current_thread().name]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_fires_on_fresh_workers() -> None:
+    """The parent's idle worker threads do not exist in a fork: the child must not wait for them."""
+    rt = Runtime([plugin("p", post_tool=lambda event: None)], hook_timeout=5)
+    rt.fire("post_tool", {"tool_name": "t"})  # leaves an idle worker in the parent
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its exit code
+        code = 3
+        try:
+            signal.alarm(10)  # a child that hangs dies of SIGALRM instead of hanging the test
+            out = rt.fire("post_tool", {"tool_name": "t"})
+            code = 0 if out.handlers == ["p"] and not out.errors else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_handler_that_forks_never_returns_twice() -> None:
+    """Issue 17 item 4 in-process: the child of a forking handler ends; only the parent goes on."""
+    parent = os.getpid()
+    children: list[int] = []
+
+    def forks(event: Any) -> None:
+        pid = os.fork()
+        if pid:
+            children.append(pid)
+
+    out = Runtime([plugin("forker", post_tool=forks)], hook_timeout=5).fire("post_tool", {"tool_name": "t"})
+    if os.getpid() != parent:  # pragma: no cover - only a child that came back would get here
+        os._exit(7)
+    assert out.errors == [] and len(children) == 1
+    deadline = time.monotonic() + 10
+    while True:
+        pid, status = os.waitpid(children[0], os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            os.kill(children[0], signal.SIGKILL)
+            pytest.fail("the forked child did not end")
+        time.sleep(0.02)  # polling a child process's exit, not synchronising threads
+    assert os.waitstatus_to_exitcode(status) == 0

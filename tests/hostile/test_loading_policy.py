@@ -106,11 +106,15 @@ def test_an_untrusted_project_cannot_weaken_the_guard(home: Path, project: Path,
     assert run.json["block"] is True and "[guard:" in run.json["message"]
     notice = [line for line in run.err.splitlines() if "ignored" in line]
     assert len(notice) == 1 and str(settings) in notice[0] and "not trusted" in notice[0]
-    assert str(settings) in agenthooks("doctor", cwd=project, home=home).out
+    rt = Runtime.from_settings()
+    assert "pre_tool" not in rt.timeouts and rt.fire("pre_tool", RM_ROOT).decision == "blocked"
 
+
+def test_a_trusted_projects_policy_applies_until_the_agent_changes_it(home: Path, project: Path) -> None:
+    settings = write(project / ".agent-hooks/settings.toml", 'disabled = ["guard"]\n')
+    assert str(settings) in agenthooks("doctor", cwd=project, home=home).out
     assert agenthooks("trust", cwd=project, home=home).code == 0  # the user's decision: it applies
-    if "disabled" in weakening or "observe" in weakening or "allow" in weakening:
-        assert not agenthooks("fire", "pre_tool", cwd=project, home=home, data=RM_ROOT).json.get("block")
+    assert not agenthooks("fire", "pre_tool", cwd=project, home=home, data=RM_ROOT).json.get("block")
     settings.write_text('disabled = ["guard", "audit", "otel"]\n')  # the agent edits it after trust: ignored again
     run = agenthooks("fire", "pre_tool", cwd=project, home=home, data=RM_ROOT)
     assert run.json["block"] is True and "changed since the project was trusted" in run.err
@@ -188,6 +192,8 @@ def test_an_organisation_policy_cannot_be_weakened_by_user_or_project(
     assert info["settings_files"][-1] == f"organisation policy {org.url}"
     doctor = agenthooks("doctor", cwd=project, home=home).out
     assert f"organisation policy: {org.url}" in doctor and "required: guard (in organisation policy" in doctor
+    enable = agenthooks("plugins", "enable", "audit", "--project", cwd=project, home=home)
+    assert f"still disabled by organisation policy {org.url}, which user and project settings cannot" in enable.out
     assert org.requests == 1  # fetched once, then cached until the refresh is due
 
 

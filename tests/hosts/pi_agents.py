@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -91,3 +92,56 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+class Terminal:
+    """An agent in its interactive TUI on a pseudo-terminal (120x40); ``expect`` reads the screen
+    output, escape sequences stripped, until a pattern shows up or the deadline passes."""
+
+    ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-Za-z]|\x1b[=>]")
+
+    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+        import fcntl
+        import pty
+        import struct
+        import termios
+
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        self.proc = subprocess.Popen(argv, cwd=cwd, env={**env, "TERM": "xterm-256color"}, stdin=slave,
+                                     stdout=slave, stderr=slave, start_new_session=True)
+        os.close(slave)
+        self.output = b""
+
+    @property
+    def text(self) -> str:
+        return self.ANSI.sub(b"", self.output).decode(errors="replace")
+
+    def expect(self, pattern: str, timeout: float = 60) -> bool:
+        import select
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if re.search(pattern, self.text):
+                return True
+            ready, _, _ = select.select([self.master], [], [], 0.2)
+            if ready:
+                try:
+                    self.output += os.read(self.master, 65536)
+                except OSError:
+                    return bool(re.search(pattern, self.text))
+        return False
+
+    def type(self, data: bytes) -> None:
+        os.write(self.master, data)
+
+    def close(self) -> None:
+        import signal
+
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+        os.close(self.master)

@@ -13,6 +13,7 @@ import pytest
 from agent_hooks_core.bridges.codex import install as cx
 
 from .fake_responses import FakeResponses
+from .serve_support import private_server
 
 VERSION = "0.169.0"
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -25,13 +26,14 @@ def codex(npm_tool) -> Path:
 
 
 @pytest.fixture
-def home(tmp_path, monkeypatch) -> Path:
+def home(tmp_path, monkeypatch):
     home = tmp_path / "home"
     (home / "keep").mkdir(parents=True)
     (home / "keep" / "file").write_text("still here")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
-    return home
+    with private_server(monkeypatch):  # the fast client starts a warm server: a private one
+        yield home
 
 
 def run_codex(codex: Path, home: Path, steps: list[tuple[str, str]], argv: list[str] | None = None):
@@ -40,8 +42,7 @@ def run_codex(codex: Path, home: Path, steps: list[tuple[str, str]], argv: list[
     if argv is None:
         proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", "codex"],
                               capture_output=True, text=True, timeout=60)
-        if proc.returncode != 0:  # the install CLI is registry-driven once transports land
-            cx.plan_install("user").apply()
+        assert proc.returncode == 0, proc.stderr
     else:
         cx.plan_install("user", argv=argv).apply()
     with FakeResponses(steps) as fake:

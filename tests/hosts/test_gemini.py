@@ -14,6 +14,7 @@ import pytest
 from agent_hooks_core.bridges.gemini import install as gm
 
 from .fake_gemini import FakeGemini
+from .serve_support import private_server
 
 VERSION = "0.61.0"
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -26,7 +27,7 @@ def gemini(npm_tool) -> Path:
 
 
 @pytest.fixture
-def home(tmp_path, monkeypatch) -> Path:
+def home(tmp_path, monkeypatch):
     home = tmp_path / "home"
     (home / "keep").mkdir(parents=True)
     (home / "keep" / "file").write_text("still here")
@@ -35,7 +36,8 @@ def home(tmp_path, monkeypatch) -> Path:
     (home / ".gemini" / "settings.json").write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH", raising=False)
-    return home
+    with private_server(monkeypatch):  # the fast client starts a warm server: a private one
+        yield home
 
 
 def run_gemini(gemini: Path, home: Path, steps, *, trust: bool = True, extra_env: dict | None = None) -> list[str]:
@@ -52,6 +54,11 @@ def run_gemini(gemini: Path, home: Path, steps, *, trust: bool = True, extra_env
 
 
 def install(argv: list[str] | None = None, scope: str = "user", project: Path | None = None) -> None:
+    if argv is None and project is None:  # the command users run
+        proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", "gemini"], capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        return
     gm.plan_install(scope, project, argv=argv).apply()
 
 

@@ -21,7 +21,7 @@ import pytest
 from tests.support.venvs import Venv, Wheelhouse, make_venv
 
 from .fakemodel import FakeModel, Turn, say, tool_call
-from .pi_agents import Agent, alive, make_agent, server_pids
+from .pi_agents import Agent, Terminal, alive, make_agent, server_pids
 
 HOSTS = ["pi", "omp"]
 
@@ -54,6 +54,7 @@ class Run:
         self.proc: subprocess.Popen[str] | None = None
         #: every server process seen while the session ran
         self.servers: set[int] = set()
+        self.agent_env_extra: dict[str, str] = {}
 
     def install(self) -> str:
         r = self.venv.run(self.venv.bin("agenthooks"), "install", self.agent.host,
@@ -69,7 +70,8 @@ class Run:
     def run(self, prompt: str = "go") -> subprocess.CompletedProcess[str]:
         with self.model:
             self.agent.configure(self.agent_dir, self.model.base_url)
-            env = self.agent.env(self.home, self.agent_dir, AGENT_HOOKS_HOME=str(self.home / "agent-hooks"))
+            env = self.agent.env(self.home, self.agent_dir, AGENT_HOOKS_HOME=str(self.home / "agent-hooks"),
+                                 **self.agent_env_extra)
             self.proc = subprocess.Popen(self.agent.command(prompt), cwd=self.project, env=env, text=True,
                                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             try:
@@ -187,3 +189,49 @@ def test_the_guard_asks_through_the_agents_own_ui(agent, hooks_venv, tmp_path, c
     assert [(a["title"], PIPED in a["message"]) for a in asked] == [("agent-hooks guard", True)]
     (result,) = r.model.tool_results()
     assert expected in result
+
+
+def test_a_hung_server_blocks_that_tool_call_and_is_replaced(agent, hooks_venv, tmp_path):
+    """A plugin that hangs past the extension's timeout: that call blocks, the server is killed,
+    the next call runs on a fresh one."""
+    r = Run(agent, hooks_venv, tmp_path, [])
+    hook = tmp_path / "slow_hook.py"
+    hook.write_text("import time\nfrom agent_hooks_core import hookimpl\n\n@hookimpl\ndef pre_tool(event):\n"
+                    "    if 'hang-here' in str(event.arguments):\n        time.sleep(25)\n")
+    settings = r.home / "agent-hooks" / "settings.toml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(f"hooks = [{str(hook)!r}]\n".replace("'", '"'))
+    r.model.turns = [tool_call("bash", {"command": "echo hang-here"}, before=r.watch),
+                     tool_call("bash", {"command": "echo after-ran"}, before=r.watch),
+                     say("done", before=r.watch)]
+    r.install()
+    r.agent_env_extra = {"AGENT_HOOKS_TIMEOUT_MS": "3000"}
+    done = r.run()
+    assert done.returncode == 0, done.stderr[-3000:]
+    hung, after = r.model.tool_results()
+    assert "blocked (fail-closed): the agent-hooks server did not answer event within 3s" in hung
+    assert "after-ran" in after
+    assert len(r.servers) == 2
+    assert r.no_orphans()
+
+
+@pytest.mark.parametrize("agent", ["pi"], indirect=True)  # omp's TUI opens a first-run setup wizard first
+def test_the_guard_question_shows_in_the_interactive_tui(agent, hooks_venv, tmp_path):
+    """The real TUI on a pseudo-terminal: the guard's ctx.ui.confirm is pi's own dialog; Escape is a no."""
+    r = Run(agent, hooks_venv, tmp_path, [tool_call("bash", {"command": PIPED}), say("all done")])
+    r.install()
+    with r.model:
+        r.agent.configure(r.agent_dir, r.model.base_url)
+        env = r.agent.env(r.home, r.agent_dir, AGENT_HOOKS_HOME=str(r.home / "agent-hooks"))
+        term = Terminal([str(r.agent.binary), "--provider", "fake", "--model", "fake-model"], r.project, env)
+        try:
+            assert term.expect("fake-model"), term.text[-2000:]
+            term.type(b"go\r")
+            assert term.expect(r"agent-hooks guard\s+base64 -d output run by sh \[guard:pipe-to-shell\]"), term.text[-3000:]
+            assert PIPED in term.text
+            term.type(b"\x1b")  # dismiss the dialog: no
+            assert term.expect("all done"), term.text[-3000:]
+        finally:
+            term.close()
+    (result,) = r.model.tool_results()
+    assert "(the user said no)" in result and "piped-ran" not in result

@@ -1,8 +1,8 @@
 """Property: no input makes the guard slow. Adversarial commands (nested quotes, long tokens, many
-separators, unclosed substitutions, fork-bomb-like text, heredoc markers) are judged within a time
-budget. The budgets are generous multiples of the targets (p99 <= 1 ms for 10 KB, <= 50 ms for
-1 MB), measured as the calling thread's CPU time (time.thread_time) so that a loaded machine does
-not fail them; a quadratic blow-up does (the old fork-bomb regex took 5 s at 20 KB)."""
+separators, unclosed substitutions, fork-bomb-like text, heredoc markers) are judged within a
+wall-clock budget. The budgets are generous multiples of the targets (p99 <= 1 ms for 10 KB,
+<= 50 ms for 1 MB) so a loaded machine does not fail them; a quadratic blow-up does (the old
+fork-bomb regex took 5 s at 20 KB)."""
 
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ def test_adversarial_commands_are_judged_within_budget(text: str) -> None:
     start = time.thread_time()
     _POL.check_command(text)
     elapsed = time.thread_time() - start
-    # up to ~64 KB of text: 0.5 s is 10x the 1 MB target, 500x the 10 KB one
-    assert elapsed < 0.5, (len(text), elapsed, text[:120])
+    # any size (over 64 KB only a prefix is analysed): 2 s is 40x the 50 ms target, CPU time of this thread, so a loaded machine does not count
+    assert elapsed < 2.0, (len(text), elapsed, text[:120])
 
 
 @settings(max_examples=40, deadline=None)
@@ -41,19 +41,19 @@ def test_adversarial_commands_are_judged_within_budget(text: str) -> None:
 def test_any_text_is_judged_within_budget(text: str) -> None:
     start = time.thread_time()
     _POL.check_command(text)
-    assert time.thread_time() - start < 0.5
+    assert time.thread_time() - start < 2.0
 
 
 def test_cost_grows_linearly() -> None:
     """Sixteen times the text costs ~16x; quadratic work would cost 256x. The bound, 64x, leaves room for
-    a noisy machine (best of five runs each) and still catches a blow-up."""
+    a noisy machine (CPU time, not wall time; best of five runs each) and still catches a blow-up."""
     def best(unit: str, n: int) -> float:
         text = unit * n
         times = []
         for _ in range(5):
-            start = time.thread_time()
+            start = time.process_time()
             _POL.check_command(text)
-            times.append(time.thread_time() - start)
+            times.append(time.process_time() - start)
         return min(times)
 
     for unit in ("f(){ " + "f" * 40 + " ", "echo \"$(echo '", "a|b;c&&d ", "x" * 80, "$'\\x72' ${IFS} "):

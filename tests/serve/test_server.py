@@ -292,3 +292,12 @@ def test_threads_are_not_left_behind(server, hook, tmp_path):
         server.tcp("POST", path, bash(tmp_path, "ls"))
     assert threading.active_count() >= 1  # (the client side); the server's count is in its status
     assert server.status()["events"] == 30
+
+
+def test_quiet_start_of_a_running_server_is_quick_and_silent(server):
+    code = ("import sys, time; from agent_hooks_core.__main__ import main; t = time.perf_counter(); "
+            "c = main(['serve', 'start', '--quiet']); "
+            "print(c, 'typer' in sys.modules, file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code], env=server.run_env(), capture_output=True, text=True,
+                          timeout=60)
+    assert proc.stdout == "" and proc.stderr.split() == ["0", "False"]  # answered without the typer app

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base import BridgeInputError
 from .reply import Reply, cap
-from .tools import permission_call, replace_text, response_text
+from .tools import check_tool_input, permission_call, replace_text, response_text
 from .ui import ClaudeCodeUI
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ HOST = "claude-code"
 #: the events that decide whether a tool runs: our failure there must not become an allow
 FAIL_CLOSED_EVENTS = frozenset({"PreToolUse"})
 
-#: events whose reply may carry ``hookSpecificOutput.additionalContext`` (host-protocols.md A4)
+#: events whose reply may carry ``hookSpecificOutput.additionalContext`` (docs/hosts/protocols.md A4)
 CONTEXT_EVENTS = frozenset({
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "UserPromptSubmit", "SessionStart",
     "Stop", "SubagentStart", "SubagentStop", "Notification", "Setup",
@@ -123,7 +123,10 @@ class Bridge:
     # events ----------------------------------------------------------------------------
 
     def on_PreToolUse(self) -> None:
+        if self.event.get("tool_input") is None:
+            raise BridgeInputError("PreToolUse event without tool_input")
         tool, tool_input = self._tool()
+        check_tool_input(tool, tool_input)
         original = copy.deepcopy(tool_input)
         reply = self.reply
         mark = self.ui.mark()

@@ -1,5 +1,5 @@
 """Claude Code's tools: which family each belongs to, the permission hook that fits a call, and
-how to read and replace the text of a tool's structured response (host-protocols, docs/hosts/claude-code.md)."""
+how to read and replace the text of a tool's structured response (docs/hosts/protocols.md, docs/hosts/claude-code.md)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,38 @@ SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Grep", "Glob"})
 FETCH_TOOLS = frozenset({"WebFetch", "WebSearch"})
+
+#: tool -> the input field that names what the call acts on: a gating event whose field is missing
+#: or not a string cannot be checked, so it is denied (issue 17: ``{"command": ["bash", ...]}``)
+REQUIRED_FIELDS = {
+    **{t: "command" for t in SHELL_TOOLS}, "Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path", "Read": "file_path", "WebFetch": "url",
+}
+
+
+def check_tool_input(tool: str, arguments: dict[str, Any]) -> None:
+    """Raise BridgeInputError when a tool's essential input field is missing or not a string."""
+    from ..base import BridgeInputError
+
+    key = REQUIRED_FIELDS.get(tool)
+    if key is None:
+        return
+    value = arguments.get(key)
+    if not isinstance(value, str) or not value:
+        if value is None:
+            what = "missing"
+        elif isinstance(value, str):
+            what = "empty"
+        elif isinstance(value, dict):
+            what = "an object, not a string"
+        else:
+            what = f"a {_json_type(value)}, not a string"
+        raise BridgeInputError(f"{tool} tool_input.{key} is {what}: the call cannot be checked")
+
+
+def _json_type(value: Any) -> str:
+    return {bool: "boolean", int: "number", float: "number", list: "list"}.get(type(value), type(value).__name__)
+
 
 def permission_call(tool: str, arguments: dict[str, Any], cwd: str) -> tuple[str, dict[str, Any]] | None:
     """The permission hook (and its payload) that fits a Claude Code tool call, if any."""

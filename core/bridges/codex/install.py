@@ -21,14 +21,17 @@ from ..hostkit.jsonconfig import (
     FileChange,
     InstallError,
     Plan,
-    bridge_argv,
     dump_json,
+    event_argv,
     read_json,
     run_plan,
     runs_us,
     shell_command,
 )
 from .adapter import EVENTS
+
+#: events whose command fails closed (the fast client exits 2 on its own failures there)
+GATING = frozenset({"PreToolUse", "PermissionRequest"})
 
 HOST = "codex"
 SCOPES = ("user", "project")
@@ -60,8 +63,8 @@ def snake(event: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
 
 
-def handler(event: str, argv: list[str]) -> dict[str, Any]:
-    return {"type": "command", "command": shell_command([*argv, "--event", event]),
+def handler(event: str, argv: list[str] | None = None) -> dict[str, Any]:
+    return {"type": "command", "command": shell_command(event_argv(HOST, event, event in GATING, argv)),
             "timeout": TIMEOUTS.get(event, TIMEOUT)}
 
 
@@ -121,7 +124,7 @@ def without_us(data: dict[str, Any], path: Path) -> dict[str, Any]:
     return new
 
 
-def with_us(data: dict[str, Any], path: Path, argv: list[str]) -> dict[str, Any]:
+def with_us(data: dict[str, Any], path: Path, argv: list[str] | None) -> dict[str, Any]:
     """Our group appended to every event (appending never moves the user's hooks, whose trust
     keys are positions)."""
     new = without_us(data, path)
@@ -202,7 +205,7 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
                  argv: list[str] | None = None, trust: bool = True) -> Plan:
     path = hooks_path(scope, project_dir)
     data, old = read_json(path)
-    new = with_us(data, path, argv or bridge_argv(HOST))
+    new = with_us(data, path, argv)
     plan = Plan([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
     if trust:
         plan.changes.append(_trust_change(path, data, new))
@@ -226,13 +229,22 @@ def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None
     return Plan([FileChange(path, old, dump_json(new, old)), _trust_change(path, data, new)])
 
 
+#: host options of ``agenthooks install codex`` (cli/hosts.py builds the command from them)
+OPTIONS: dict[str, dict[str, Any]] = {
+    "no_trust": {"flag": "--no-trust", "default": False,
+                 "help": "do not record Codex's hook trust: review the hooks in Codex's /hooks yourself "
+                         "(until then Codex skips them)"},
+}
+
+
 def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
             out: TextIO | None = None, **options: Any) -> int:
     import sys
 
     out = out or sys.stdout
-    plan = plan_install(scope, project_dir, trust=options.get("trust", True))
-    return run_plan(plan, dry_run, out, f"Codex ({scope}) wired to agent-hooks, hook trust recorded")
+    trust = options.get("trust", not options.get("no_trust", False))
+    plan = plan_install(scope, project_dir, trust=trust)
+    return run_plan(plan, dry_run, out, f"Codex ({scope}) wired to agent-hooks" + (", hook trust recorded" if trust else ""))
 
 
 def uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,

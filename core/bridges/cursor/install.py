@@ -13,8 +13,8 @@ from ..hostkit.jsonconfig import (
     FileChange,
     InstallError,
     Plan,
-    bridge_argv,
     dump_json,
+    event_argv,
     read_json,
     run_plan,
     runs_us,
@@ -42,8 +42,8 @@ def hooks_path(scope: str, project_dir: str | os.PathLike[str] | None = None) ->
     raise InstallError(f"unknown scope {scope!r}: use user or project")
 
 
-def handler(event: str, argv: list[str]) -> dict[str, Any]:
-    entry: dict[str, Any] = {"command": shell_command([*argv, "--event", event]), "timeout": TIMEOUT}
+def handler(event: str, argv: list[str] | None = None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"command": shell_command(event_argv(HOST, event, event in GATING, argv)), "timeout": TIMEOUT}
     if event in GATING:
         entry["failClosed"] = True
     return entry
@@ -67,7 +67,7 @@ def without_us(data: dict[str, Any], path: Path) -> dict[str, Any]:
     return new
 
 
-def with_us(data: dict[str, Any], path: Path, argv: list[str]) -> dict[str, Any]:
+def with_us(data: dict[str, Any], path: Path, argv: list[str] | None) -> dict[str, Any]:
     new = without_us(data, path)
     new.setdefault("version", 1)
     hooks = new.setdefault("hooks", {})
@@ -82,7 +82,7 @@ def with_us(data: dict[str, Any], path: Path, argv: list[str]) -> dict[str, Any]
 def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None, argv: list[str] | None = None) -> Plan:
     path = hooks_path(scope, project_dir)
     data, old = read_json(path)
-    new = with_us(data, path, argv or bridge_argv(HOST))
+    new = with_us(data, path, argv)
     plan = Plan([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
     if scope == "project":
         plan.notes.append("Cursor runs project hooks only in a trusted workspace")

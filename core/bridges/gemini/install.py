@@ -16,14 +16,17 @@ from ..hostkit.jsonconfig import (
     FileChange,
     InstallError,
     Plan,
-    bridge_argv,
     dump_json,
+    event_argv,
     read_json,
     run_plan,
     runs_us,
     shell_command,
 )
 from .adapter import EVENTS
+
+#: events whose command fails closed (the fast client exits 2 on its own failures there)
+GATING = frozenset({"BeforeTool"})
 
 HOST = "gemini"
 SCOPES = ("user", "project")
@@ -44,8 +47,8 @@ def settings_path(scope: str, project_dir: str | os.PathLike[str] | None = None)
     raise InstallError(f"unknown scope {scope!r}: use user or project")
 
 
-def handler(event: str, argv: list[str]) -> dict[str, Any]:
-    return {"type": "command", "name": NAME, "command": shell_command([*argv, "--event", event]),
+def handler(event: str, argv: list[str] | None = None) -> dict[str, Any]:
+    return {"type": "command", "name": NAME, "command": shell_command(event_argv(HOST, event, event in GATING, argv)),
             "timeout": TIMEOUT_MS}
 
 
@@ -81,7 +84,7 @@ def without_us(data: dict[str, Any], path: Path) -> dict[str, Any]:
     return new
 
 
-def with_us(data: dict[str, Any], path: Path, argv: list[str]) -> dict[str, Any]:
+def with_us(data: dict[str, Any], path: Path, argv: list[str] | None) -> dict[str, Any]:
     new = without_us(data, path)
     hooks = new.setdefault("hooks", {})
     for event in EVENTS:
@@ -95,7 +98,7 @@ def with_us(data: dict[str, Any], path: Path, argv: list[str]) -> dict[str, Any]
 def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None, argv: list[str] | None = None) -> Plan:
     path = settings_path(scope, project_dir)
     data, old = read_json(path)
-    new = with_us(data, path, argv or bridge_argv(HOST))
+    new = with_us(data, path, argv)
     plan = Plan([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
     if scope == "project" and not folder_trusted(path.parent.parent):
         plan.notes.append(f"Gemini CLI loads project hooks only in a trusted folder: trust {path.parent.parent} "

@@ -14,7 +14,6 @@ import re
 import shlex
 import shutil
 import sys
-import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,7 +71,7 @@ class FileChange:
     def apply(self) -> Path | None:
         if not self.changed or self.new is None:
             return None
-        from ...settings import atomic_write
+        from ...fileio import atomic_write
 
         backup = None
         mode = None
@@ -129,37 +128,43 @@ def run_plan(plan: Plan, dry_run: bool, out: Any, what: str) -> int:
     return 0
 
 
-def bridge_argv(host: str) -> list[str]:
-    """The exec-form command (absolute paths) that answers ``host``'s events in this environment.
+def event_argv(host: str, event: str, gating: bool, base: list[str] | None = None) -> list[str]:
+    """The exec-form command (absolute paths) that answers ``host``'s ``event`` in this environment.
 
-    The fast client's (``transports.client.command_for``) when that transport exists, else this
-    environment's ``agenthooks`` script, else ``python -I -m agent_hooks_core``. Paths stay
-    unresolved: a venv's python is a symlink that must stay inside the venv.
+    ``base`` (a command prefix ending with the host name) is used as given, ``--event EVENT``
+    appended. Otherwise the fast client (``transports.client.command_for``: through the warm
+    server, falling back to the per-event process; on a gating event any failure of its own exits
+    2 with the reason, a block in every command host), else ``python -I -m agent_hooks_core HOST``.
     """
+    if base is not None:
+        return [*base, "--event", event]
     try:
-        from ...transports.client import command_for  # type: ignore[import-not-found,unused-ignore]
+        from ...transports.client import command_for
     except ImportError:
-        pass
-    else:
-        return list(command_for(host))
-    name = "agenthooks.exe" if os.name == "nt" else "agenthooks"
-    scripts = sysconfig.get_path("scripts")
-    if scripts:
-        script = Path(scripts) / name
-        if script.is_file() and os.access(script, os.X_OK):
-            return [str(script.absolute()), host]
-    return [str(Path(sys.executable).absolute()), "-I", "-m", "agent_hooks_core", host]
+        return [str(Path(sys.executable).absolute()), "-I", "-m", "agent_hooks_core", host, "--event", event]
+    return list(command_for(host, ["--event", event], gating=gating))
 
 
 def shell_command(argv: list[str]) -> str:
     return " ".join(shlex.quote(a) for a in argv)
 
 
-_OURS = re.compile(r"(?:\bagenthooks(?:\.exe)?['\"]?|\bagent_hooks_core['\"]?|fastclient\.py['\"]?)\s+['\"]?(?P<host>[a-z-]+)\b")
-
-
 def runs_us(command: Any, host: str) -> bool:
-    """True for a hook command line that runs our bridge for ``host`` (any environment)."""
+    """True for a hook command line that runs our bridge for ``host`` (any environment): the
+    ``agenthooks`` script, ``python -m agent_hooks_core`` or the fast client, followed by the host
+    (directly, or after ``--``)."""
     if not isinstance(command, str):
         return False
-    return any(m.group("host") == host for m in _OURS.finditer(command))
+    try:
+        tokens = shlex.split(command)
+    except ValueError:
+        return False
+    for i, token in enumerate(tokens):
+        name = os.path.basename(token.replace("\\", "/")).lower()
+        if name in ("agenthooks", "agenthooks.exe", "agent_hooks_core", "fastclient.py"):
+            rest = tokens[i + 1:]
+            if rest[:1] == [host]:
+                return True
+            if name == "fastclient.py" and "--" in rest and rest[rest.index("--") + 1:][:1] == [host]:
+                return True
+    return False

@@ -60,12 +60,64 @@ EXTRA_HOOKS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: canonical hook -> (a plugin's block stops the host's action, its changed value reaches the host)
+_EFFECTS: dict[str, tuple[bool, bool]] = {
+    "pre_tool": (True, True),
+    "pre_tool_output": (True, True),
+    "pre_message": (True, True),
+    "before_agent_start": (False, True),
+    "pre_llm_context": (False, True),
+    "pre_session_switch": (True, False),
+    "pre_session_fork": (True, False),
+    "pre_clear": (True, False),
+    "pre_compact": (True, True),
+    "pre_session_tree": (True, True),
+    "resources_discover": (False, True),
+    "user_bash": (False, True),
+    "on_compacting": (False, True),
+}
+
+
+def capabilities(dialect: str) -> dict[str, Any]:
+    """What the pi/omp bridge does with each canonical hook (``agenthooks hosts``, docs/hosts/README.md)."""
+    from ...dialects import get_dialect
+    from ..capabilities import Cap
+
+    caps: dict[str, Cap] = {}
+    for event, hook in get_dialect(dialect).names.items():
+        if event.startswith("session:"):
+            continue
+        block, rewrite = _EFFECTS.get(hook, (False, False))
+        note = ""
+        if hook == "pre_tool" and dialect == "omp":
+            rewrite, note = False, "omp handlers cannot rewrite tool input"
+        elif hook == "user_bash":
+            note = "`result` only (`operations` holds functions)"
+        if hook in caps:  # two host events for one hook
+            old = caps[hook]
+            caps[hook] = Cap(f"{old.via}, {event}", old.block, old.rewrite, old.closed, old.note)
+        else:
+            caps[hook] = Cap(event, block=block, rewrite=rewrite, closed=event in GATING_EVENTS, note=note)
+    caps["pre_shell_exec"] = Cap("tool_call bash", block=True, closed=True)
+    caps["pre_file_write"] = Cap("tool_call write|edit", block=True, closed=True)
+    caps["pre_file_read"] = Cap("tool_call read|grep|find|ls", block=True, closed=True)
+    caps["on_start"] = Cap("session_start (startup)")
+    if "tool_execution_end" in get_dialect(dialect).names:  # pi's; omp's dialect has no such event
+        caps["post_tool"] = Cap("tool_execution_end")
+    caps["host_event"] = Cap(", ".join(HOST_ONLY_EVENTS))
+    return caps
+
+
 class PiAdapter:
     """pi's events through the pi dialect, or omp's through the omp dialect."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.dialect = name  # the dialect of the same name decides names, shapes and rules
+
+    @property
+    def CAPABILITIES(self) -> dict[str, Any]:  # the attribute name the capability matrix reads
+        return capabilities(self.dialect)
 
     # -- HostAdapter -------------------------------------------------------------------------
 
@@ -129,9 +181,10 @@ class PiAdapter:
         ``tool_call`` is always among them when plugins failed to load (it must fail closed)."""
         if rt is None:
             return sorted(GATING_EVENTS)
-        events = {event for event, hook in self._names().items() if rt.implementers(hook)}
+        names = self._names()
+        events = {event for event, hook in names.items() if rt.implementers(hook)}
         for event, hooks in EXTRA_HOOKS.items():
-            if any(rt.implementers(h) for h in hooks):
+            if event in names and any(rt.implementers(h) for h in hooks):
                 events.add(event)
         if rt.pm.hook.host_event.get_hookimpls():
             events.update(HOST_ONLY_EVENTS)

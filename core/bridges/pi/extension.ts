@@ -188,6 +188,15 @@ class Server {
     this.failAll(why);
   }
 
+  /** Drop a server that misbehaved (its answers already reported); the next event starts another. */
+  discard(): void {
+    const child = this.child;
+    this.child = null;
+    this.death = null;
+    child?.kill("SIGKILL");
+    this.failAll("the agent-hooks server was replaced after a nonsense answer");
+  }
+
   /** The server asks for pi's UI or session while a plugin runs. */
   async serveClientSide(msg: Json): Promise<void> {
     const isRequest = msg.id !== undefined && msg.id !== null;
@@ -322,6 +331,7 @@ export default async function agentHooks(pi: Json): Promise<void> {
     const answer = result?.answer;
     if (!result || typeof result !== "object" || (answer !== null && answer !== undefined && typeof answer !== "object")) {
       const why = `the agent-hooks server answered ${name} with nonsense: ${toJson(result)?.slice(0, 200)}`;
+      server.discard(); // a server that answers nonsense is not trusted again: the next event starts a fresh one
       if (gating) return blockReason(why);
       log(why);
       return undefined;
@@ -329,6 +339,7 @@ export default async function agentHooks(pi: Json): Promise<void> {
     if (answer === null || answer === undefined) return undefined;
     if (name === "tool_call") {
       if (answer.block !== undefined && typeof answer.block !== "boolean") {
+        server.discard();
         return blockReason(`the agent-hooks server answered tool_call with nonsense: ${toJson(answer).slice(0, 200)}`);
       }
       if (answer.input !== undefined) applyInput(event.input, answer.input);

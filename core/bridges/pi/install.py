@@ -11,7 +11,7 @@ omp    ``$PI_CODING_AGENT_DIR`` or ``~/.omp/agent`` + ``extensions/`` ``<project
 ====== ========================================================= ==================================
 
 The file is ours when it carries the ``@agent-hooks-config`` marker: a different file of the
-same name is never overwritten or removed. Writes are atomic (``settings.atomic_write``);
+same name is never overwritten or removed. Writes are atomic (``fileio.atomic_write``);
 installing twice changes nothing.
 """
 
@@ -193,7 +193,7 @@ def _diff(path: Path, old: str | None, new: str) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    from ...settings import atomic_write
+    from ...fileio import atomic_write
 
     try:
         atomic_write(path, text)

@@ -108,9 +108,9 @@ def resolve_store(db: str | None, ctx: typer.Context | None = None) -> AuditStor
 
 
 def _console() -> Any:
-    from rich.console import Console
+    from agent_hooks_core.cli.common import console
 
-    return Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
+    return console()  # the terminal's width, else $COLUMNS, else 160
 
 
 def _time(ts: float) -> str:
@@ -156,18 +156,21 @@ def print_rows(rows: list[dict[str, Any]], as_json: bool) -> None:
         for row in rows:
             sys.stdout.write(json.dumps(row_json(row), ensure_ascii=False, default=str) + "\n")
         return
-    from rich.table import Table
+    from agent_hooks_core.cli.common import print_table
+    from agent_hooks_core.cli.tables import Column
+    from rich.text import Text
 
-    table = Table(show_lines=False, header_style="bold")
-    for col in ("id", "time", "session", "hook", "decision", "answered", "reason / errors / notes", "ms"):
-        table.add_column(col, overflow="fold")
+    # readable at 80 columns: a table when it fits, else one record per event (cells are literal text)
+    columns = [Column("id", right=True), Column("time"), Column("hook"), Column("decision"), Column("ms", right=True),
+               Column("session", text=True), Column("answered", text=True), Column("detail", text=True)]
+    table = []
     for row in rows:
         errs = "; ".join(f"{e['plugin']}: {e['message']}" for e in row.get("errors") or [] if isinstance(e, dict))
         detail = " | ".join(x for x in (row.get("reason") or "", errs, _notes(row)) if x)
         decision = row.get("decision") or ""
-        table.add_row(str(row["id"]), _time(row["ts"]), _esc(row.get("session") or ""), _esc(row["hook"]),
-                      _styled(decision), _esc(_plugins(row)), _esc(detail), f"{row.get('duration_ms') or 0:.1f}")
-    _console().print(table)
+        table.append([str(row["id"]), _time(row["ts"]), row["hook"], Text(decision, style=_STYLE.get(decision, "")),
+                      f"{row.get('duration_ms') or 0:.1f}", row.get("session") or "", _plugins(row), detail])
+    print_table(columns, table, _console())
 
 
 def compute_stats(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -209,7 +212,9 @@ def compute_stats(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 
 def print_stats(stats: dict[str, Any], store: AuditStore) -> None:
-    from rich.table import Table
+    from agent_hooks_core.cli.common import print_table
+    from agent_hooks_core.cli.tables import Column
+    from rich.text import Text
 
     console = _console()
     d = stats["decisions"]
@@ -223,14 +228,12 @@ def print_stats(stats: dict[str, Any], store: AuditStore) -> None:
                       "could be written)")
     if not stats["by_plugin"]:
         return
-    table = Table(header_style="bold")
-    for col in ("plugin", "hook", *STAT_COLUMNS):
-        table.add_column(col.replace("_", " "), justify="left" if col in ("plugin", "hook") else "right")
-    for row in stats["by_plugin"]:
-        table.add_row(_esc(row["plugin"]), _esc(row["hook"]), *(
-            (f"[bold red]{row[c]}[/]" if c in ("blocked", "denied", "errors") and row[c] else str(row[c]))
-            for c in STAT_COLUMNS))
-    console.print(table)
+    columns = [Column("plugin"), Column("hook"),
+               *(Column(c.replace("_", " "), right=True) for c in STAT_COLUMNS)]
+    table = [[row["plugin"], row["hook"], *(
+        Text(str(row[c]), style="bold red") if c in ("blocked", "denied", "errors") and row[c] else str(row[c])
+        for c in STAT_COLUMNS)] for row in stats["by_plugin"]]
+    print_table(columns, table, console)  # readable at 80 columns (cells are literal text)
 
 
 # -- the commands -------------------------------------------------------------------------------

@@ -58,8 +58,12 @@ class Spec:
         if not _matches(self._names, cmd.name.lower()):  # type: ignore[attr-defined]
             return
         args = cmd.args
-        if self.words and not _in_order(self._words, cmd.positional):  # type: ignore[attr-defined]
-            return
+        if self.words:
+            first = self._words[0]  # type: ignore[attr-defined]
+            if first[1] is None and first[0].isdisjoint(cmd.positional_set):
+                return  # the first word is nowhere: no need to walk a long argument list
+            if not _in_order(self._words, cmd.positional):  # type: ignore[attr-defined]
+                return
         if self.flags and not any(_has_flag(args, f) for f in self.flags):
             return
         if self.unless and any(_has_flag(args, f) for f in self.unless):

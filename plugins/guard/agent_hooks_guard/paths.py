@@ -122,9 +122,19 @@ class PathRules:
     def __init__(self, protect: list[str], allow: list[str], home: str) -> None:
         self.protect = compile_patterns(protect, home)
         self.allow = compile_patterns(allow, home)
+        self._memo: dict[str, str | None] = {}
 
     def match(self, path: str) -> str | None:
         """The protecting pattern, or None when the path is free (or an allowed exception)."""
+        try:
+            return self._memo[path]
+        except KeyError:
+            if len(self._memo) > 4096:
+                self._memo.clear()
+            got = self._memo[path] = self._match(path)
+            return got
+
+    def _match(self, path: str) -> str | None:
         candidates = [path]
         real = _realpath(path)
         if real != path:

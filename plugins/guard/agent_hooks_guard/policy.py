@@ -12,8 +12,17 @@ from typing import TYPE_CHECKING, Any
 
 from . import defaults
 from .paths import PathRules, expand
-from .rules import RULES, Finding, download_then_run, fork_bomb
-from .shell import parse
+from .rules import (
+    GATES,
+    RULES,
+    SCRIPT_RUNNERS,
+    Finding,
+    download_then_run,
+    fork_bomb,
+    read_targets,
+    write_targets,
+)
+from .shell import MAX_COMMANDS, parse_bounded
 
 if TYPE_CHECKING:
     from .packs import Spec
@@ -112,6 +121,22 @@ class Policy:
                         self.specs_by_name.setdefault(name.lower(), []).append(spec)
         self.active = active
         self.rules = [(name, fn) for name, fn in RULES.items() if name in active]
+        # rules by the commands they look at (rules.GATES): a simple command meets only its own
+        self._always: list[Any] = []
+        self._by_name: dict[str, list[Any]] = {}
+        self._gated: dict[str, list[Any]] = {"writes": [], "reads": [], "scripts": []}
+        for rid, fn in self.rules:
+            gate = GATES.get(rid, "all")
+            if rid == "deny-commands" and not c["deny_commands"]:
+                continue
+            if gate == "all":
+                self._always.append(fn)
+            elif isinstance(gate, str):
+                self._gated[gate].append(fn)
+            else:
+                for name in gate:
+                    self._by_name.setdefault(name, []).append(fn)
+        self._expanded: dict[str, str | None] = {}
         self.fork_bombs = "fork-bomb" in active
         self.paths_enabled = {"write": "protected-write" in active, "read": "protected-read" in active}
         self.agent_config_enabled = "agent-config" in active
@@ -164,10 +189,31 @@ class Policy:
         yield from self.specs_by_name.get(cmd.name.lower(), ())
         yield from self.glob_specs
 
+    def expand(self, word: str) -> str | None:
+        """``paths.expand`` in this policy's directory, remembered (a command line repeats its paths)."""
+        try:
+            return self._expanded[word]
+        except KeyError:
+            if len(self._expanded) > 4096:
+                self._expanded.clear()
+            got = self._expanded[word] = expand(word, self.cwd, self.home)
+            return got
+
+    def _rules_for(self, cmd: Command) -> list[Any]:
+        rules = [*self._always, *self._by_name.get(cmd.name, ())]
+        gated = self._gated
+        if gated["writes"] and write_targets(cmd):
+            rules += gated["writes"]
+        if gated["reads"] and read_targets(cmd):
+            rules += gated["reads"]
+        if gated["scripts"] and (cmd.name in SCRIPT_RUNNERS or cmd.name.startswith("python")):
+            rules += gated["scripts"]
+        return rules
+
     def command_findings(self, cmd: Command) -> list[Finding]:
         """What the active rules say about one simple command (allow_commands already applied)."""
         found: list[Finding] = []
-        for _, rule in self.rules:
+        for rule in self._rules_for(cmd):
             for f in rule(cmd, self):
                 if f not in found:
                     found.append(f)
@@ -181,7 +227,10 @@ class Policy:
         self._branch, self._branch_value = branch, None
         findings: list[Finding] = []
         subject = text
-        size = len(text) if len(text) * 4 <= self.max_bytes else len(text.encode("utf-8", "surrogatepass"))
+        # characters <= bytes: past the limit in characters it is past it in bytes, no need to encode 50 MB
+        size = len(text)
+        if self.max_bytes // 4 < size <= self.max_bytes:
+            size = len(text.encode("utf-8", "surrogatepass"))
         if size > self.max_bytes:
             if "too-large" in self.active:
                 findings.append(Finding("too-large", f"the command is {size} bytes, over max_command_bytes "
@@ -195,7 +244,10 @@ class Policy:
             bomb = fork_bomb(text)
             if bomb:
                 findings.append(bomb)
-        commands = parse(text)
+        commands, truncated = parse_bounded(text)
+        if truncated and "too-large" in self.active:
+            findings.append(Finding("too-large", f"more than {MAX_COMMANDS} simple commands: only the first "
+                                                 f"{MAX_COMMANDS} were analysed"))
         lines: dict[Finding, str] = {}
         for cmd in commands:
             line = " ".join(cmd.argv)

@@ -6,8 +6,17 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from .paths import broadness, expand
-from .shell import DYNAMIC, MAX_DEPTH, PRIVILEGED, SHELLS, TOO_DEEP, Command, reads_stdin_as_script
+from .paths import broadness
+from .shell import (
+    DYNAMIC,
+    INTERPRETERS,
+    MAX_DEPTH,
+    PRIVILEGED,
+    SHELLS,
+    TOO_DEEP,
+    Command,
+    reads_stdin_as_script,
+)
 
 if TYPE_CHECKING:
     from .policy import Policy
@@ -307,7 +316,7 @@ def device_write(cmd: Command, pol: Policy) -> Iterator[Finding]:
 
 def protected_write(cmd: Command, pol: Policy) -> Iterator[Finding]:
     for t in write_targets(cmd):
-        path = expand(t, pol.cwd, pol.home)
+        path = pol.expand(t)
         pattern = pol.write_paths.match(path) if path else None
         if pattern:
             yield Finding("protected-write", f"{t} is protected ({pattern})")
@@ -317,7 +326,7 @@ def protected_write(cmd: Command, pol: Policy) -> Iterator[Finding]:
 def _secret_read(cmd: Command, pol: Policy) -> tuple[str, str] | None:
     """``(target, pattern)`` of the first secret file ``cmd`` reads (globs such as ``.e*`` included)."""
     for t in read_targets(cmd):
-        path = expand(t, pol.cwd, pol.home)
+        path = pol.expand(t)
         if not path:
             continue
         pattern = pol.read_paths.match_glob(path) if any(ch in t for ch in "*?[") else pol.read_paths.match(path)
@@ -371,7 +380,7 @@ def secret_exfiltration(cmd: Command, pol: Policy) -> Iterator[Finding]:
 def agent_config(cmd: Command, pol: Policy) -> Iterator[Finding]:
     """Writes to agent-hooks' own settings and trust store, or to a host's hook configuration."""
     for t in write_targets(cmd):
-        path = expand(t, pol.cwd, pol.home)
+        path = pol.expand(t)
         pattern = pol.agent_config_paths.match(path) if path else None
         if pattern:
             yield Finding("agent-config", f"{t} configures agent-hooks or the agent's hooks ({pattern}): "
@@ -556,6 +565,31 @@ def deny_commands(cmd: Command, pol: Policy) -> Iterator[Finding]:
             yield Finding("deny-commands", f"matches deny_commands pattern {pattern!r}")
             return
 
+
+#: the commands whose interpreters run a script (what pipe-to-shell looks at)
+SCRIPT_RUNNERS = SHELLS | INTERPRETERS | {"source", ".", "eval"}
+#: which commands each rule looks at: names, "writes"/"reads" (commands with such targets),
+#: "scripts" (shells and interpreters) or "all". The policy calls a rule only for those, so the
+#: cost per simple command stays flat however many rules and packs there are.
+GATES: dict[str, frozenset[str] | str] = {
+    "rm-broad": frozenset({"rm"}),
+    "find-delete": frozenset({"find"}),
+    "sudo": "all",
+    "chmod-777": frozenset({"chmod"}),
+    "pipe-to-shell": "scripts",
+    "mkfs": "all",
+    "device-write": "writes",
+    "force-push": frozenset({"git"}),
+    "protected-write": "writes",
+    "protected-read": "reads",
+    "url": DOWNLOADERS,
+    "nesting": frozenset({TOO_DEEP}),
+    "deny-commands": "all",
+    "secret-exfiltration": NET_SENDERS,
+    "agent-config": "writes",
+    "dynamic-exec": frozenset({DYNAMIC}),
+    "powershell": "all",
+}
 
 RULES: dict[str, Callable[[Command, Policy], Iterator[Finding]]] = {
     "rm-broad": rm_broad,

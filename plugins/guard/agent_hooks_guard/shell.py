@@ -14,7 +14,9 @@ backtick inside single quotes): a guard should rather ask once too often than mi
 
 from __future__ import annotations
 
+import bisect
 import codecs
+import itertools
 import os
 import re
 import shlex
@@ -62,6 +64,13 @@ _RUNNERS = {"poetry": "run", "uv": "run", "pipenv": "run", "pdm": "run", "hatch"
 #: wrappers whose first positional argument is not the command (timeout DURATION, flock FILE, ...)
 _WRAPPER_POSITIONALS = {"timeout": 1, "flock": 1, "chrt": 1, "taskset": 1}
 PRIVILEGED = frozenset({"sudo", "doas", "pkexec", "run0", "su"})
+_SCRIPT_HOSTS = SHELLS | {"eval", "source", "."}
+#: tokens the walker treats specially (operators, redirections)
+_SPECIAL = frozenset({";", "\n", "&&", "||", "&", ";;", "|", "|&", ")", "(", "<(", ">(", ">", ">>", "<", ">|", "&>",
+                      "&>>", "<<", "<<<", ">&", "<&"})
+#: commands that may run something besides themselves (indirect.derive); python* too
+DERIVING = frozenset({"node", "nodejs", "bun", "deno", "perl", "ruby", "php", "awk", "gawk", "mawk", "nawk", "find",
+                      "git", "pwsh", "powershell", "pwsh.exe", "powershell.exe", "pypy", "pypy3"})
 #: how deep ``bash -c "bash -c '...'"`` and ``$(...)`` nest before the analysis stops
 MAX_DEPTH = 24
 #: the name of the command standing for text nested deeper than that
@@ -140,6 +149,13 @@ class Command:
             got = self.memo["positional"] = [a for a in self.argv[1:] if not a.startswith("-")]
         return got
 
+    @property
+    def positional_set(self) -> frozenset[str]:
+        got = self.memo.get("positional_set")
+        if got is None:
+            got = self.memo["positional_set"] = frozenset(self.positional)
+        return got
+
     def upstream(self) -> list[Command]:
         """Every command whose output reaches this one, transitively."""
         seen: list[Command] = []
@@ -170,6 +186,8 @@ def _heredocs(text: str) -> str:
         return text
     lines = text.split("\n")
     out: list[str] = []
+    ends: dict[tuple[str, bool], list[int]] = {}  # delimiter -> the lines that close it, found once
+    budget = _MAX_HEREDOCS
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -183,17 +201,20 @@ def _heredocs(text: str) -> str:
         last = 0
         for pos in starts:
             m = _HEREDOC.match(line, pos)
-            if m is None:
-                continue
+            if m is None or budget <= 0:
+                continue  # past the budget, heredoc bodies are judged as command lines (stricter)
+            budget -= 1
             delim = next(g for g in m.groups()[1:] if g is not None)
             strip_tabs = bool(m.group(1))
-            body: list[str] = []
-            j = i
-            while j < len(lines) and (lines[j].lstrip("\t") if strip_tabs else lines[j]) != delim:
-                body.append(lines[j])
-                j += 1
-            if j >= len(lines):
+            key = (delim, strip_tabs)
+            if key not in ends:
+                ends[key] = [k for k, ln in enumerate(lines) if (ln.lstrip("\t") if strip_tabs else ln) == delim]
+            found = ends[key]
+            at = bisect.bisect_left(found, i)
+            if at >= len(found):
                 break
+            j = found[at]
+            body = lines[i:j]
             i = j + 1
             pieces += [line[last:m.start()], "<<< ", shlex.quote("\n".join(body)), " "]
             last = m.end()
@@ -239,9 +260,12 @@ def unquote(word: str) -> str:
     return "".join(out)
 
 
-def _tokens(text: str) -> list[str]:
+def _tokens(text: str, limit: int | None = None) -> list[str]:
+    """Tokens of ``text``; with ``limit``, at most that many scanner matches are looked at (blanks
+    included), so a huge text costs no more than its first part."""
     tokens: list[str] = []
-    for m in _TOKEN.finditer(text):
+    matches = _TOKEN.finditer(text) if limit is None else itertools.islice(_TOKEN.finditer(text), limit)
+    for m in matches:
         kind = m.lastgroup
         if kind == "word":
             tokens.append(unquote(m.group()))
@@ -257,6 +281,8 @@ def tokenize(text: str) -> list[str]:
     return _tokens(_prepare(text))
 
 
+#: heredocs turned into here-strings per text (each distinct delimiter costs one pass over the lines)
+_MAX_HEREDOCS = 64
 #: beyond this many nested quotes/substitutions the scanners stop matching pairs (the analysis
 #: itself stops at MAX_DEPTH; this only keeps the scanners off Python's recursion limit)
 _SCAN_DEPTH = 200
@@ -303,6 +329,8 @@ def _substitution_end(text: str, i: int, depth: int = 0) -> int:
             i = _skip_quoted(text, j, depth + 1)
         elif ch == "(":
             level += 1
+            if level > _SCAN_LEVELS:
+                return n
             i = j + 1
         else:
             level -= 1
@@ -357,16 +385,51 @@ def extract_substitutions(text: str, bodies: dict[str, str]) -> str:
     return "".join(out)
 
 
+#: how many simple commands one parse looks at; past it the rest is not analysed (the policy
+#: blocks such a command as too-large): rules cost some microseconds per command, so this bounds
+#: the time of any decision, however the text is made (``a;a;a;...`` of 64 KB is 32,000 commands)
+MAX_COMMANDS = 1000
+#: and how many scanner matches (words, operators, blanks) per command it allows on average
+MATCHES_PER_COMMAND = 24
+#: and how much text, summed over every nesting level (``bash -c`` inside ``python -c`` inside ...
+#: parses the same text again, one level deeper each time)
+CHARS_PER_COMMAND = 256
+#: a ``$(``/``(`` nested deeper than this while scanning is not matched further: the rest of the text
+#: is the body (analysis stops at MAX_DEPTH levels anyway); keeps each level's scan short
+_SCAN_LEVELS = 256
+
+
+class _Budget:
+    __slots__ = ("chars_left", "left", "tokens_left", "truncated")
+
+    def __init__(self, limit: int) -> None:
+        self.left = limit
+        self.tokens_left = limit * MATCHES_PER_COMMAND
+        self.chars_left = limit * CHARS_PER_COMMAND
+        self.truncated = False
+
+
 class _Parser:
-    def __init__(self, env: dict[str, str], depth: int, bodies: dict[str, str] | None = None) -> None:
+    def __init__(self, env: dict[str, str], depth: int, bodies: dict[str, str] | None = None,
+                 budget: _Budget | None = None) -> None:
         self.env = env
         self.depth = depth
         self.commands: list[Command] = []
         self.bodies: dict[str, str] = {} if bodies is None else bodies
+        self.budget = _Budget(MAX_COMMANDS) if budget is None else budget
 
     def parse(self, text: str) -> list[Command]:
+        budget = self.budget
+        budget.chars_left -= len(text)
+        if budget.chars_left < 0:
+            budget.truncated = True
+            return self.commands
         text = extract_substitutions(_prepare(text), self.bodies)
-        tokens = _tokens(text)
+        tokens = _tokens(text, budget.tokens_left + 1)
+        budget.tokens_left -= len(tokens)
+        if budget.tokens_left < 0:
+            budget.truncated = True
+            tokens = tokens[:len(tokens) + budget.tokens_left]
         self._walk(tokens, 0, None)
         return self.commands
 
@@ -389,8 +452,15 @@ class _Parser:
             return cmd
 
         n = len(tokens)
+        budget = self.budget
         while i < n:
+            if budget.truncated:
+                return n
             tok = tokens[i]
+            if not comment and tok not in _SPECIAL and tok[:1] != "#" and tok[-1:] != "$" and "(" not in tok:
+                words.append(tok)  # the common case, a plain word: no branch below applies
+                i += 1
+                continue
             if comment and tok not in (";", "\n", "&&", "||", "&", "|", ")"):
                 i += 1
                 continue
@@ -497,7 +567,7 @@ class _Parser:
             cmd = Command([TOO_DEEP], raw=[text])
             self.commands.append(cmd)
             return [cmd]
-        inner = _Parser(self.env, self.depth + 1, self.bodies)
+        inner = _Parser(self.env, self.depth + 1, self.bodies, self.budget)
         cmds = inner.parse(text)
         self.commands.extend(cmds)
         return cmds
@@ -514,6 +584,10 @@ class _Parser:
 
     def _command(self, words: list[str], redirects: list[tuple[str, str]], feeders: list[Command],
                  subs: list[Command], via: str = "") -> Command | None:
+        self.budget.left -= 1
+        if self.budget.left < 0:
+            self.budget.truncated = True
+            return None
         expanded: list[str] = []
         for w in words:
             x = self._expand(w)
@@ -560,7 +634,7 @@ class _Parser:
             cmd.script_from = [s for s in subs if s.name]
         elif argv and argv[0] in SHELLS | {"source", "."} and subs:
             cmd.script_from = list(subs)
-        if argv and argv[0] in SHELLS | {"eval", "source", "."} and (
+        if argv and argv[0] in _SCRIPT_HOSTS and (
                 cmd.script_from or (script is None and reads_stdin_as_script(cmd))):
             sources = list(cmd.script_from)
             if script is None and reads_stdin_as_script(cmd):
@@ -570,8 +644,9 @@ class _Parser:
                     self._derived(Derived("shell", text=text, via=f"{argv[0]} <<<"), wrappers)
             for d in script_sources(cmd, sources):
                 self._derived(d, wrappers)
-        for d in derive(cmd):
-            self._derived(d, wrappers)
+        if argv and (argv[0] in DERIVING or argv[0].startswith("python") or "xargs" in wrappers):
+            for d in derive(cmd):
+                self._derived(d, wrappers)
         return cmd
 
     def _dynamic(self, why: str, wrappers: list[str]) -> None:
@@ -589,7 +664,7 @@ class _Parser:
         if d.kind == "shell":
             self._sub(d.text)
         elif d.argv:
-            inner = _Parser(self.env, self.depth + 1, self.bodies)
+            inner = _Parser(self.env, self.depth + 1, self.bodies, self.budget)
             inner._command(list(d.argv), [], [], [], via=d.via)
             self.commands.extend(inner.commands)
         for c in self.commands[before:]:
@@ -722,6 +797,13 @@ def _script_of(argv: list[str]) -> str | None:
 def parse(text: str) -> list[Command]:
     """Every simple command ``text`` would run, nested ones included, in order of appearance."""
     return _Parser({}, 0).parse(text)
+
+
+def parse_bounded(text: str, max_commands: int = MAX_COMMANDS) -> tuple[list[Command], bool]:
+    """:func:`parse`, stopping after ``max_commands`` simple commands: ``(commands, truncated)``."""
+    parser = _Parser({}, 0, budget=_Budget(max_commands))
+    commands = parser.parse(text)
+    return commands, parser.budget.truncated
 
 
 #: what a script argument reads when it is stdin or a process substitution (`bash <(curl ...)`)

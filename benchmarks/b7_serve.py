@@ -1,0 +1,253 @@
+"""B7/B8: the warm server (``agenthooks serve``) and the fast client, for ``benchmarks/run.py``.
+
+Rows (ratios against baselines measured in the same run; the plugins are whatever is installed in
+this environment: ``tox -e bench`` installs agent-hooks-guard and agent-hooks-audit as wheels):
+
+B7      a Claude Code PreToolUse over HTTP (keep-alive, as Claude Code's http hooks)  vs the same
+        event answered in-process by the adapter on a kept runtime
+B7u     the same over the unix socket, a new connection per event (as the fast client)
+B7s     the same over ``serve --stdio`` (JSON-RPC lines)
+B7c10   HTTP with 10 concurrent clients, median per request                       vs B7 (1 client)
+B7c100  the same with 100 concurrent clients
+B7m     the server's RSS after N events in a row                                  vs its RSS before
+B8      the fast client as a whole process                                        vs a bare
+        ``python -c "import json,sys; json.load(sys.stdin)"``
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+PY = sys.executable
+EVENT = {"session_id": "bench", "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp", "permission_mode": "default",
+         "hook_event_name": "PreToolUse", "tool_name": "Bash",
+         "tool_input": {"command": "npm test", "description": "Run tests"}, "tool_use_id": "toolu_01"}
+BODY = json.dumps(EVENT).encode()
+
+
+class Server:
+    def __init__(self, home: Path, env: dict[str, str]) -> None:
+        self.env = env
+        self.proc = subprocess.Popen([PY, "-m", "agent_hooks_core", "serve", "run"], env=env, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        assert self.proc.stderr is not None
+        line = self.proc.stderr.readline().decode()
+        if not line.startswith("agenthooks serve: pid"):
+            raise RuntimeError(f"the server did not start: {line}{self.proc.stderr.read().decode()[:300]}")
+        threading.Thread(target=self.proc.stderr.read, daemon=True).start()
+        from agent_hooks_core.serve.server import request
+
+        old = dict(os.environ)
+        os.environ.update(env)
+        try:
+            from agent_hooks_core.serve import paths
+
+            self.sock = str(paths.socket_path())
+            self.token = paths.token(create=False) or ""
+        finally:
+            os.environ.clear()
+            os.environ.update(old)
+        _, _, body = request("GET", "/status", sock=self.sock)
+        self.port = int(json.loads(body)["http"].rsplit(":", 1)[1])
+
+    def rss_kb(self) -> int:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def _http_client(srv: Server) -> Any:
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+    headers = {"X-Agent-Hooks-Token": srv.token, "Content-Type": "application/json"}
+
+    def call() -> None:
+        conn.request("POST", "/hosts/claude-code", body=BODY, headers=headers)
+        resp = conn.getresponse()
+        resp.read()
+        if resp.status != 200:
+            raise RuntimeError(f"HTTP {resp.status}")
+
+    return call
+
+
+def _unix_call(srv: Server) -> Any:
+    request = (b"POST /hosts/claude-code/command HTTP/1.0\r\nHost: localhost\r\nContent-Length: "
+               + str(len(BODY)).encode() + b"\r\n\r\n" + BODY)
+
+    def call() -> None:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.connect(srv.sock)
+            s.sendall(request)
+            while s.recv(65536):
+                pass
+
+    return call
+
+
+def _stdio_client(env: dict[str, str]) -> tuple[Any, Any]:
+    proc = subprocess.Popen([PY, "-m", "agent_hooks_core", "serve", "--stdio"], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    counter = [0]
+
+    def rpc(method: str, params: dict[str, Any]) -> Any:
+        counter[0] += 1
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": counter[0], "method": method, "params": params}).encode()
+                         + b"\n")
+        proc.stdin.flush()
+        while True:
+            reply = json.loads(proc.stdout.readline())
+            if reply.get("id") == counter[0]:
+                if "error" in reply:
+                    raise RuntimeError(str(reply["error"])[:120])
+                return reply.get("result")
+
+    rpc("initialize", {"host": "claude-code", "cwd": "/tmp"})
+
+    def call() -> None:
+        rpc("event", {"host": "claude-code", "name": "PreToolUse", "payload": EVENT})
+
+    def close() -> None:
+        proc.kill()
+        proc.wait()
+
+    return call, close
+
+
+def _median(fn: Any, number: int) -> float:
+    fn()
+    times = []
+    for _ in range(number):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _concurrent(srv: Server, clients: int, per_client: int) -> float:
+    """Median seconds per request with ``clients`` keep-alive clients firing at once."""
+    calls = [_http_client(srv) for _ in range(clients)]
+    for c in calls:
+        c()
+    times: list[float] = []
+    lock = threading.Lock()
+
+    def worker(call: Any) -> None:
+        mine = []
+        for _ in range(per_client):
+            start = time.perf_counter()
+            call()
+            mine.append(time.perf_counter() - start)
+        with lock:
+            times.extend(mine)
+
+    with ThreadPoolExecutor(clients) as pool:
+        list(pool.map(worker, calls))
+    return statistics.median(times)
+
+
+def _process(argv: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, input=BODY, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def run(quick: bool) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    tmp = Path(tempfile.mkdtemp(prefix="ah-b7-"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_HOOKS")}
+    env.update({"AGENT_HOOKS_HOME": str(tmp / "home"), "AGENT_HOOKS_SERVE_PORT": "0"})
+    (tmp / "home").mkdir()
+    number = 30 if quick else 500
+
+    # the baseline: the adapter answering in this process, on a runtime kept between events
+    old = dict(os.environ)
+    os.environ.update(env)
+    try:
+        from agent_hooks_core.bridges.claude_code import ADAPTER
+        from agent_hooks_core.runtime import Runtime
+
+        rt = Runtime.from_settings(cwd="/tmp", host="claude-code", **{
+            k: v for k, v in ADAPTER.runtime_options(EVENT).items() if k not in ("cwd", "host")})
+        plugins = ", ".join(rt.plugins) or "no plugins"
+        t_inproc = _median(lambda: ADAPTER.handle(rt, dict(EVENT)), number)
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+
+    srv = Server(tmp / "home", env)
+    try:
+        t_http = _median(_http_client(srv), number)
+        rows.append({"name": "B7", "what": f"serve over HTTP, keep-alive, PreToolUse ({plugins})", "value_s": t_http,
+                     "baseline": "the adapter in-process, runtime kept", "baseline_s": t_inproc,
+                     "target": "median <= 1 ms"})
+        rows.append({"name": "B7u", "what": "serve over the unix socket, a connection per event",
+                     "value_s": _median(_unix_call(srv), number), "baseline": "the adapter in-process, runtime kept",
+                     "baseline_s": t_inproc})
+        try:
+            call, close = _stdio_client(env)
+            try:
+                rows.append({"name": "B7s", "what": "serve --stdio (JSON-RPC lines)", "value_s": _median(call, number),
+                             "baseline": "the adapter in-process, runtime kept", "baseline_s": t_inproc})
+            finally:
+                close()
+        except Exception as exc:  # stdio is another transport's: its absence is a row, not a failure
+            rows.append({"name": "B7s", "what": f"serve --stdio: n/a ({exc})"[:100], "value_s": 0.0,
+                         "baseline": "", "baseline_s": 0.0})
+        per = 5 if quick else 50
+        one = _concurrent(srv, 1, per * 4)
+        for clients in (10, 100):
+            rows.append({"name": f"B7c{clients}", "what": f"HTTP, {clients} concurrent clients, median per request",
+                         "value_s": _concurrent(srv, clients, per), "baseline": "1 client", "baseline_s": one})
+        events = 500 if quick else 10_000
+        before = srv.rss_kb()
+        call = _http_client(srv)
+        for _ in range(events):
+            call()
+        after = srv.rss_kb()
+        rows.append({"name": "B7m", "what": f"server RSS after {events:,} events (KB as ms)", "value_s": after / 1000,
+                     "baseline": "RSS before", "baseline_s": before / 1000,
+                     "note": f"{before:,} KB -> {after:,} KB"})
+
+        from agent_hooks_core.transports.client import command_for
+
+        client = command_for("claude-code", ["--event", "PreToolUse"], gating=True, autostart=False, socket=srv.sock)
+        bare = [PY, "-c", "import json,sys; json.load(sys.stdin)"]
+        _process(client, env), _process(bare, env)
+        tc, tb = [], []
+        for _ in range(5 if quick else 40):
+            tc.append(_process(client, env))
+            tb.append(_process(bare, env))
+        rows.append({"name": "B8", "what": "the fast client, a process per event (python -S -I, _socket)",
+                     "value_s": statistics.median(tc), "baseline": "python -c json.load(stdin)",
+                     "baseline_s": statistics.median(tb), "target": "<= 0.3x"})
+    finally:
+        srv.stop()
+    return rows
+
+
+if __name__ == "__main__":
+    for row in run("--quick" in sys.argv):
+        ratio = row["value_s"] / row["baseline_s"] if row.get("baseline_s") else 0
+        print(f"{row['name']:7} {row['value_s'] * 1000:9.3f} ms  {row.get('baseline', ''):40} "
+              f"{row.get('baseline_s', 0) * 1000:9.3f} ms  {ratio:6.2f}x  {row.get('note', '')}")

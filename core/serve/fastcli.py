@@ -1,0 +1,48 @@
+"""``agenthooks serve ...`` before typer: the calls that must be quick.
+
+* ``serve start --quiet`` when a server already answers: the SessionStart hook of the http
+  transport runs it once per session, so the usual case (running) costs one socket round trip,
+  not the typer app's import;
+* ``serve --stdio``: a host extension's child process (``agent_hooks_core.transports.stdio``).
+
+Everything else goes to the typer command (``cli/serve.py``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import socket
+
+
+def _answers(path: str, timeout: float = 2.0) -> bool:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        sock.connect(path)
+        sock.sendall(b"GET /status HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        return sock.recv(64).startswith((b"HTTP/1.1 200", b"HTTP/1.0 200"))
+    except OSError:
+        return False
+    finally:
+        sock.close()
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--stdio"]:
+        try:
+            stdio = importlib.import_module("agent_hooks_core.transports.stdio")
+        except ImportError:
+            pass  # not in this build: the typer command says so
+        else:
+            return int(stdio.main(argv[1:]) or 0)
+    if argv == ["start", "--quiet"]:
+        from . import paths
+
+        try:
+            if _answers(str(paths.socket_path())):
+                return 0
+        except OSError:
+            pass  # the typer command reports what is wrong with the runtime directory
+    from ..cli.app import run
+
+    return int(run(["serve", *argv]) or 0)
