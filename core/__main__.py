@@ -31,6 +31,10 @@ FAST_COMMANDS = {
 }
 
 
+#: fast commands the typer app has too: with global options before them, the typer app runs them
+TYPER_TOO = ("serve",)
+
+
 def fast_command(args: list[str]) -> tuple[str, list[str]] | None:
     """``[global options] FAST-COMMAND ...`` -> (command, its argv), or None for the typer app.
 
@@ -47,6 +51,8 @@ def fast_command(args: list[str]) -> tuple[str, list[str]] | None:
         elif args[i] == "--trace":
             i += 1
         elif args[i] in FAST_COMMANDS:
+            if i and args[i] in TYPER_TOO:  # the typer command takes the global options itself
+                return None
             if "--trace" in args[:i]:
                 os.environ["AGENT_HOOKS_TRACE"] = "1"
             return args[i], [*moved, *args[i + 1:]]

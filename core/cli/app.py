@@ -293,8 +293,8 @@ def run(argv: list[str] | None = None) -> int:
     command = _command_of(rest)
     from ..__main__ import FAST_COMMANDS
 
-    # here only with options __main__ cannot pass on (chibi and serve come back here by design)
-    if command in FAST_COMMANDS and command not in ("chibi", "serve"):
+    if command in FAST_COMMANDS and command not in (*BUILTIN_COMMANDS, *MODULE_COMMANDS):
+        # a per-event host command reaches here only with options __main__ cannot pass on
         _error(f"only --hook, --settings and --trace may come before {command} "
                "(switch plugins off in settings: `disabled = [...]`)")
         return 2

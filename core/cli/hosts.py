@@ -85,10 +85,12 @@ def _fail(exc: CommandError) -> typer.Exit:
     return typer.Exit(2)
 
 
-def _params(scopes: tuple[str, ...], options: dict[str, dict[str, Any]], with_options: bool) -> list[inspect.Parameter]:
+def _params(scopes: tuple[str, ...], options: dict[str, dict[str, Any]], with_options: bool,
+            scope_help: dict[str, str] | None = None) -> list[inspect.Parameter]:
     kw = inspect.Parameter.KEYWORD_ONLY
+    helps = {**SCOPE_HELP, **(scope_help or {})}  # an installer may say what its scopes write
     params = [inspect.Parameter(f"scope_{s}", kw, annotation=bool, default=typer.Option(
-        False, f"--{s}", help=SCOPE_HELP.get(s, s) + (" (the default)" if s == scopes[0] else "")))
+        False, f"--{s}", help=helps.get(s, s) + (" (the default)" if s == scopes[0] else "")))
         for s in scopes]
     params.append(inspect.Parameter("project_dir", kw, annotation=Path | None, default=typer.Option(
         None, "--dir", help="the project directory (default: the current directory)", file_okay=False)))
@@ -128,7 +130,7 @@ def _command(host: str, install: bool) -> Any:
     command.__doc__ = (getattr(inst, "INSTALL_HELP", None) if install else getattr(inst, "UNINSTALL_HELP", None)) or (
         f"Run every enabled plugin on {title}'s hook events." if install
         else f"Remove agent-hooks' entries from {title}'s configuration (other hooks stay).")
-    command.__signature__ = inspect.Signature(_params(scopes, options, install))  # type: ignore[attr-defined]
+    command.__signature__ = inspect.Signature(_params(scopes, options, install, getattr(inst, "SCOPE_HELP", None)))  # type: ignore[attr-defined]
     command.__name__ = f"{'install' if install else 'uninstall'}_{host.replace('-', '_')}"
     return command
 

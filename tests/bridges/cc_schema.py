@@ -16,7 +16,7 @@ COMMAND_FIELDS: dict[str, type | tuple[type, ...]] = {
 }
 
 
-#: fields of a ``type: "http"`` handler (docs/hosts/claude-code.md, protocol facts)
+#: fields of a ``type: "http"`` handler (docs/hosts/protocols.md A2; G for allowedEnvVars and onFailure)
 HTTP_FIELDS: dict[str, type | tuple[type, ...]] = {
     "type": str, "url": str, "headers": dict, "allowedEnvVars": list, "timeout": (int, float),
     "statusMessage": str, "async": bool, "if": str, "onFailure": str,

@@ -117,6 +117,8 @@ def test_features_off_is_a_problem(home):
     ("'/v 1/bin/python' -I -m agent_hooks_core codex --event Stop", "codex", True),
     ("/v/bin/python -S -I /v/site/agent_hooks_core/transports/fastclient.py --socket /run/s.sock --isolation -I "
      "--gating -- codex --event PreToolUse", "codex", True),
+    ("/v/bin/python -S -I /v/site/agent_hooks_core/transports/fastclient.py codex --socket /run/s.sock "
+     "--isolation -I --gating --autostart -- --event PreToolUse", "codex", True),
     ("/v/bin/agenthooks gemini --event BeforeTool", "codex", False),
     ("/v/bin/python -S -I /x/fastclient.py --socket /run/codex -- gemini", "codex", False),
     ("echo agenthooks is great; codex", "codex", False),
@@ -133,6 +135,6 @@ def test_default_install_uses_the_fast_client_gating_where_it_matters(home):
     hooks = json.loads((home / "hooks.json").read_text())["hooks"]
     pre = hooks["PreToolUse"][0]["hooks"][0]["command"]
     stop = hooks["Stop"][0]["hooks"][0]["command"]
-    assert "fastclient.py" in pre and "--gating" in pre and pre.endswith("-- codex --event PreToolUse")
+    assert "fastclient.py" in pre and "--gating" in pre and pre.endswith("--event PreToolUse")
     assert "--gating" not in stop
     assert cx.status()[0].startswith("ok:")

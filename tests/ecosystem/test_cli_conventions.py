@@ -150,6 +150,8 @@ def test_shell_completion(tmp_path: Path) -> None:
     (["-p", "no:audit", "claude-code"], None),         # the typer app explains
     (["--chibi-plugins", "d", "chibi"], None),
     (["fire", "claude-code"], None),
+    (["serve", "status"], ("serve", ["status"])),
+    (["--hook", "a.py", "serve", "start"], None),          # typer's serve takes the global options
     (["--hook"], None),
 ])
 def test_fast_command_dispatch(argv: list[str], expected: tuple[str, list[str]] | None,

@@ -111,8 +111,7 @@ def test_observe_mode_notes_reach_the_record_and_the_stats(db: Path) -> None:
     assert out.decision == "allowed"
     (row,) = rows(db)
     assert json.loads(row["notes"]) == [{"plugin": "guard", "kind": "would_block",
-                                         "text": "privilege escalation (sudo) [guard:sudo]; "
-                                                 "shuts down or reboots the machine [guard:shutdown]"}]
+                                         "text": "privilege escalation (sudo) [guard:sudo]"}]
     assert "audit_notes" not in json.loads(row["event"])
     stats = compute_stats(store_mod.AuditStore(db).rows(store_mod.Query()))
     assert stats["by_plugin"] == [{"plugin": "guard", "hook": "pre_tool", "calls": 1, "answered": 0, "blocked": 0,

@@ -200,6 +200,26 @@ def test_a_server_that_never_answers_does_not_slow_the_agent(url: str, monkeypat
         sink.close()
 
 
+def test_a_bridge_process_exits_promptly_and_spools_what_it_could_not_send(tmp_path: Path) -> None:
+    sink = socket.socket()
+    sink.bind(("127.0.0.1", 0))
+    sink.listen(16)  # a server that never answers: the worst case for a process about to exit
+    try:
+        dead = f"postgresql://agenthooks@127.0.0.1:{sink.getsockname()[1]}/postgres"
+        code = ("import agent_hooks_audit\nfrom agent_hooks_core import Runtime\n"
+                f"rt = Runtime(plugins=[('audit', agent_hooks_audit)], plugin_config={{'audit': {{'url': {dead!r}, "
+                "'connect_timeout': 10}})\n"
+                "for i in range(5): rt.fire('pre_message', {'prompt': str(i)})\n")
+        started = time.monotonic()
+        subprocess.run([sys.executable, "-c", code], check=True, timeout=60, cwd=tmp_path)
+        # the writer gets at most 1 s at exit, not the 10 s connect_timeout; the rest is interpreter start-up
+        assert time.monotonic() - started < 8
+        spool = store_mod.AuditStore(pg_mod.spool_path(dead))
+        assert sorted(r["event"]["prompt"] for r in spool.rows(store_mod.Query())) == list("01234")
+    finally:
+        sink.close()
+
+
 def test_a_full_queue_spools_instead_of_blocking(url: str) -> None:
     st = store(url, queue_size=1)
     gate = threading.Event()

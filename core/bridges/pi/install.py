@@ -76,6 +76,7 @@ class HostInstaller:
     """install / uninstall / status for one of pi and omp."""
 
     SCOPES = SCOPES
+    InstallError = InstallError
 
     def __init__(self, host: str, label: str, home_dir: str, project_dir: str, binary: str) -> None:
         self.host = host
@@ -83,6 +84,14 @@ class HostInstaller:
         self._home_dir = home_dir  # under ~, when PI_CODING_AGENT_DIR is not set
         self._project_dir = project_dir
         self.binary = binary
+        #: for ``agenthooks install|uninstall <host> --help``
+        self.SCOPE_HELP = {
+            "user": f"~/{home_dir}/extensions/ ($PI_CODING_AGENT_DIR/extensions/ if set): every project",
+            "project": f"{project_dir}/extensions/ in the project: names this machine's Python, do not commit it",
+        }
+        self.INSTALL_HELP = (f"Run every enabled plugin in {label}: writes the agent-hooks extension into its "
+                             f"extensions directory (docs/hosts/{host}.md).")
+        self.UNINSTALL_HELP = f"Remove the agent-hooks extension from {label} (other extensions stay)."
 
     def agent_dir(self) -> Path:
         env = os.environ.get("PI_CODING_AGENT_DIR")
