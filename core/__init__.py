@@ -21,6 +21,8 @@ Layout: this folder, ``core/``, is the package ``agent_hooks_core``; its sub-pac
 modules is docs/architecture.md.
 """
 
+from typing import Any
+
 from .context import HookContext, NoUI, StatusLine
 from .errors import AgentHooksError, HookError, PayloadError, PluginError, UnknownHookError
 from .event import HookEvent
@@ -29,6 +31,18 @@ from .runtime import Outcome, Runtime
 from .toolwrap import HookToolWrapper, ToolBlocked
 
 __version__ = "0.1.0"
+
+
+def _load_runtime(cwd: str | None = None, **options: Any) -> Runtime:
+    # Imported on first use: discovery (settings, trust, entry points) costs import time that
+    # a Runtime built from plugins in code never needs. The package sits above runtime and
+    # discovery, so this is no import cycle.
+    from .discovery import load_runtime
+
+    return load_runtime(cwd=cwd, **options)
+
+
+Runtime._settings_loader = _load_runtime
 
 __all__ = [
     "AgentHooksError",

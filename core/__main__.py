@@ -20,16 +20,7 @@ if __name__ == "__main__" and sys.path:
         _cwd = ""
     sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.realpath(p) != _cwd]
 
-#: command -> "module:function"; the function takes the remaining argv and returns an exit code
-FAST_COMMANDS = {
-    "claude-code": "agent_hooks_core.bridges.claude_code:main",
-    "chibi": "agent_hooks_core.dialects.chibi_exec:main",
-    "codex": "agent_hooks_core.bridges.codex:main",
-    "gemini": "agent_hooks_core.bridges.gemini:main",
-    "cursor": "agent_hooks_core.bridges.cursor:main",
-    "serve": "agent_hooks_core.serve.fastcli:main",
-}
-
+from .fastcommands import FAST_COMMANDS
 
 #: fast commands the typer app has too: with global options before them, the typer app runs them
 TYPER_TOO = ("serve",)

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import pluggy
 
@@ -206,12 +206,14 @@ class Runtime:
 
     # -- construction from settings ---------------------------------------------------------
 
+    # Set by the package (agent_hooks_core/__init__.py), which sits above both this module and
+    # discovery: discovery builds Runtimes, so the runtime must not import it (no cycle).
+    _settings_loader: ClassVar[Callable[..., Runtime]]
+
     @classmethod
     def from_settings(cls, cwd: str | None = None, **options: Any) -> Runtime:
         """Entry-point plugins, local hook files and settings (user, then project) -> a Runtime."""
-        from .discovery import load_runtime
-
-        return load_runtime(cwd=cwd, **options)
+        return cls._settings_loader(cwd=cwd, **options)
 
     # -- plugins -----------------------------------------------------------------------------
 

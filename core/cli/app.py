@@ -291,7 +291,7 @@ def run(argv: list[str] | None = None) -> int:
         return 2
     common.set_options(opts)
     command = _command_of(rest)
-    from ..__main__ import FAST_COMMANDS
+    from ..fastcommands import FAST_COMMANDS
 
     if command in FAST_COMMANDS and command not in (*BUILTIN_COMMANDS, *MODULE_COMMANDS):
         # a per-event host command reaches here only with options __main__ cannot pass on
