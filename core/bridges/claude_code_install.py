@@ -363,7 +363,7 @@ def dump(settings: dict[str, Any], like: str | None = None) -> str:
 
 
 @dataclass
-class Plan:
+class SettingsEdit:
     """A change to one settings file, not yet made."""
 
     path: Path
@@ -405,7 +405,7 @@ class Plan:
 
 def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
                  command: tuple[str, list[str]] | None = None, ask: bool = False, transport: str = "command",
-                 dry_run: bool = False) -> Plan:
+                 dry_run: bool = False) -> SettingsEdit:
     if transport not in TRANSPORTS:
         raise InstallError(f"unknown transport {transport!r}: use {', '.join(TRANSPORTS)}")
     token = None
@@ -421,17 +421,17 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
     cmd, prefix = command or bridge_command()
     new = merged(settings, cmd, prefix, path, ask=ask, transport=transport, token=token)
     if old is not None and new == settings:
-        return Plan(path, old, None)
-    return Plan(path, old, dump(new, old))
+        return SettingsEdit(path, old, None)
+    return SettingsEdit(path, old, dump(new, old))
 
 
-def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Plan:
+def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> SettingsEdit:
     path = settings_path(scope, project_dir)
     settings, old = read_settings(path)
     new = removed(settings, path)
     if old is None or new == settings:
-        return Plan(path, old, None)
-    return Plan(path, old, dump(new, old))
+        return SettingsEdit(path, old, None)
+    return SettingsEdit(path, old, dump(new, old))
 
 
 # -- doctor ------------------------------------------------------------------------------

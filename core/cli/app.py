@@ -22,7 +22,7 @@ import typer
 from .. import __version__
 from ..errors import AgentHooksError, HookError
 from . import common
-from .common import CLIError, Options, echo_json, fail
+from .common import CLIError, GlobalOptions, echo_json, fail
 
 #: global options that take a value, and flags
 VALUE_OPTIONS = ("--hook", "--settings", "--chibi-plugins", "-p")
@@ -38,9 +38,9 @@ HELP = """Plugins for AI coding-agent lifecycle hooks.
 Install plugins with `agenthooks plugins install NAME`, switch them on and off with `agenthooks plugins enable|disable NAME`, and try them with `agenthooks fire HOOK`."""
 
 
-def preparse(argv: list[str]) -> tuple[Options, list[str]]:
+def preparse(argv: list[str]) -> tuple[GlobalOptions, list[str]]:
     """Split the global options from the rest of argv (``--`` ends option processing)."""
-    opts = Options()
+    opts = GlobalOptions()
     rest: list[str] = []
     command: str | None = None
     i = 0

@@ -31,7 +31,7 @@ class CLIError(AgentHooksError):
 
 
 @dataclass
-class Options:
+class GlobalOptions:
     """The global options, wherever they appeared on the command line."""
 
     hook_paths: list[str] = field(default_factory=list)
@@ -43,13 +43,13 @@ class Options:
     cwd: str = field(default_factory=os.getcwd)
 
 
-OPTIONS = Options()
+OPTIONS = GlobalOptions()
 _RUNTIME: Runtime | None = None
 #: settings warnings and notices already printed in this invocation (each is printed once)
 _SAID: set[str] = set()
 
 
-def set_options(options: Options) -> None:
+def set_options(options: GlobalOptions) -> None:
     global OPTIONS, _RUNTIME
     OPTIONS = options
     _RUNTIME = None

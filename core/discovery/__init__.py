@@ -35,7 +35,7 @@ from .loading import (
     plan_of,
     settings_of,
 )
-from .planning import Candidate, Plan, plan
+from .planning import Candidate, LoadPlan, plan
 from .tracing import TracePlugin
 
 __all__ = [
@@ -48,8 +48,8 @@ __all__ = [
     "UNTRUSTED",
     "Candidate",
     "EntryPointRecord",
+    "LoadPlan",
     "Loaded",
-    "Plan",
     "PluginInfo",
     "RequiredGate",
     "TracePlugin",

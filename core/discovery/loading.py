@@ -30,7 +30,7 @@ from ..trust import read_code
 from . import gate
 from .entrypoints import import_entry_point
 from .hookfiles import import_code
-from .planning import Candidate, Plan, plan
+from .planning import Candidate, LoadPlan, plan
 from .tracing import TracePlugin, load_line
 
 _UNSET: Any = object()
@@ -41,7 +41,7 @@ class Loaded:
     """What :func:`load_runtime` built a runtime from (``rt.discovery``)."""
 
     settings: Settings
-    plan: Plan
+    plan: LoadPlan
 
 
 def load_runtime(
@@ -155,7 +155,7 @@ def load_runtime(
     return rt
 
 
-def _required_problems(rt: Runtime, the_plan: Plan) -> list[str]:
+def _required_problems(rt: Runtime, the_plan: LoadPlan) -> list[str]:
     """One reason per required plugin that is not loaded."""
     problems = []
     known = [n for c in the_plan.candidates for n in c.names]
@@ -193,7 +193,7 @@ def settings_of(rt: Runtime) -> Settings | None:
     return found.settings if found is not None else None
 
 
-def plan_of(rt: Runtime) -> Plan | None:
+def plan_of(rt: Runtime) -> LoadPlan | None:
     found = loaded_from(rt)
     return found.plan if found is not None else None
 
@@ -215,7 +215,7 @@ def _without_cwd_on_path() -> Iterator[None]:
         sys.path[:] = added + saved
 
 
-def _load_one(rt: Runtime, cand: Candidate, info: PluginInfo, the_plan: Plan,
+def _load_one(rt: Runtime, cand: Candidate, info: PluginInfo, the_plan: LoadPlan,
               plugin_config: dict[str, Any] | None) -> HookError | None:
     what = cand.record.value if cand.record is not None else str(cand.path)
     try:

@@ -57,7 +57,7 @@ class Candidate:
 
 
 @dataclass
-class Plan:
+class LoadPlan:
     settings: Settings
     """the settings in effect (an untrusted project's policy keys left out)"""
     candidates: list[Candidate]
@@ -84,7 +84,7 @@ def _suggest(name: str, known: Iterable[str]) -> str:
 
 def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (),
          chibi_plugins: str | os.PathLike[str] | None = None, autoload: bool | None = None,
-         use_cache: bool = True, disabled_extra: Iterable[str] = ()) -> Plan:
+         use_cache: bool = True, disabled_extra: Iterable[str] = ()) -> LoadPlan:
     """Every candidate plugin in load order with its status, importing nothing.
 
     ``disabled_extra`` disables plugins for this run only (``agenthooks -p no:NAME``), over
@@ -220,7 +220,7 @@ def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (
         notices.append(f"project {root}: skipped untrusted {what} "
                        "(`agenthooks trust --show` says why; `agenthooks trust` allows them)")
     notices.extend(settings.notices)
-    return Plan(settings, candidates, chibi_dir, chibi_reason, errors, warnings, trust_state,
+    return LoadPlan(settings, candidates, chibi_dir, chibi_reason, errors, warnings, trust_state,
                 gate_reasons, notices)
 
 

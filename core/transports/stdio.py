@@ -284,7 +284,7 @@ def send_message_params(message: dict[str, Any]) -> dict[str, Any]:
 # -- the server ----------------------------------------------------------------------------
 
 
-class Options:
+class StdioOptions:
     def __init__(self) -> None:
         self.hooks: list[str] = []
         self.settings: str | None = None
@@ -295,8 +295,8 @@ class UsageError(Exception):
     pass
 
 
-def parse_args(argv: list[str]) -> Options:
-    opts = Options()
+def parse_args(argv: list[str]) -> StdioOptions:
+    opts = StdioOptions()
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -355,7 +355,7 @@ def _version() -> str:
 class Server:
     """Answers the client's requests, one at a time, in the order they arrive."""
 
-    def __init__(self, channel: Channel, options: Options, factory: RuntimeFactory | None = None) -> None:
+    def __init__(self, channel: Channel, options: StdioOptions, factory: RuntimeFactory | None = None) -> None:
         self.channel = channel
         self.options = options
         self.factory = factory or default_runtime_factory

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 from ..base import BridgeInputError, UsageError
-from .adapter import ADAPTER, USAGE, ClaudeCodeAdapter, Options, parse_args
+from .adapter import ADAPTER, USAGE, BridgeOptions, ClaudeCodeAdapter, parse_args
 from .events import CONTEXT_EVENTS, FAIL_CLOSED_EVENTS, HOST, MAPPED_EVENTS, Bridge
 from .reply import MAX_TEXT, Reply, cap
 from .tools import (
@@ -38,10 +38,31 @@ if TYPE_CHECKING:
     from ...runtime import Runtime
 
 __all__ = [
-    "ADAPTER", "CONTEXT_EVENTS", "FAIL_CLOSED_EVENTS", "FETCH_TOOLS", "HOST", "MAPPED_EVENTS", "MAX_TEXT",
-    "READ_TOOLS", "SHELL_TOOLS", "USAGE", "WRITE_TOOLS", "Ask", "Bridge", "BridgeInputError", "ClaudeCodeAdapter",
-    "ClaudeCodeUI", "Options", "Reply", "UsageError", "cap", "main", "parse_args", "permission_call",
-    "replace_text", "response_text",
+    "ADAPTER",
+    "CONTEXT_EVENTS",
+    "FAIL_CLOSED_EVENTS",
+    "FETCH_TOOLS",
+    "HOST",
+    "MAPPED_EVENTS",
+    "MAX_TEXT",
+    "READ_TOOLS",
+    "SHELL_TOOLS",
+    "USAGE",
+    "WRITE_TOOLS",
+    "Ask",
+    "Bridge",
+    "BridgeInputError",
+    "BridgeOptions",
+    "ClaudeCodeAdapter",
+    "ClaudeCodeUI",
+    "Reply",
+    "UsageError",
+    "cap",
+    "main",
+    "parse_args",
+    "permission_call",
+    "replace_text",
+    "response_text",
 ]
 
 #: ``factory(cwd=..., host=..., session_id=..., session_file=..., ui=..., has_ui=..., hooks=[...],

@@ -50,7 +50,7 @@ agent-hooks plugins and answers in Claude Code's format. Wire it with
 ANSWER_DEADLINE = 55.0
 
 
-class Options(CommandOptions):
+class BridgeOptions(CommandOptions):
     """The command line of ``agenthooks claude-code`` (plain class: dataclasses cost import time)."""
 
     def __init__(self) -> None:
@@ -59,8 +59,8 @@ class Options(CommandOptions):
         self.ask = False
 
 
-def parse_args(argv: Iterable[str]) -> Options:
-    opts = Options()
+def parse_args(argv: Iterable[str]) -> BridgeOptions:
+    opts = BridgeOptions()
     args = list(argv)
     i = 0
     while i < len(args):
@@ -105,13 +105,13 @@ class ClaudeCodeAdapter:
     event_field = "hook_event_name"
     answer_deadline = ANSWER_DEADLINE
 
-    def __init__(self, options: Options | None = None) -> None:
-        self.options = options if options is not None else Options()
+    def __init__(self, options: BridgeOptions | None = None) -> None:
+        self.options = options if options is not None else BridgeOptions()
 
-    def parse_args(self, argv: Iterable[str]) -> Options:
+    def parse_args(self, argv: Iterable[str]) -> BridgeOptions:
         return parse_args(argv)
 
-    def configure(self, options: Options) -> ClaudeCodeAdapter:
+    def configure(self, options: BridgeOptions) -> ClaudeCodeAdapter:
         return ClaudeCodeAdapter(options)
 
     def event_name(self, event: Mapping[str, Any]) -> str | None:

@@ -18,7 +18,7 @@ from .ui import ClaudeCodeUI
 
 if TYPE_CHECKING:
     from ...runtime import Outcome, Runtime
-    from .adapter import Options
+    from .adapter import BridgeOptions
 
 HOST = "claude-code"
 
@@ -46,7 +46,7 @@ class LoadFailure(Exception):
 class Bridge:
     """One Claude Code event, fired through ``rt``, rendered into a :class:`Reply`."""
 
-    def __init__(self, rt: Runtime, event: dict[str, Any], ui: ClaudeCodeUI, options: Options) -> None:
+    def __init__(self, rt: Runtime, event: dict[str, Any], ui: ClaudeCodeUI, options: BridgeOptions) -> None:
         self.rt = rt
         self.event = event
         self.name = str(event.get("hook_event_name"))

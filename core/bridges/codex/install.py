@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..hostkit.jsonconfig import (
+    ConfigEdit,
     FileChange,
     InstallError,
-    Plan,
     dump_json,
     event_argv,
     read_json,
@@ -202,11 +202,11 @@ def _trust_change(path: Path, old_data: dict[str, Any], new_data: dict[str, Any]
 
 
 def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
-                 argv: list[str] | None = None, trust: bool = True) -> Plan:
+                 argv: list[str] | None = None, trust: bool = True) -> ConfigEdit:
     path = hooks_path(scope, project_dir)
     data, old = read_json(path)
     new = with_us(data, path, argv)
-    plan = Plan([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
+    plan = ConfigEdit([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
     if trust:
         plan.changes.append(_trust_change(path, data, new))
     else:
@@ -220,13 +220,13 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
     return plan
 
 
-def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Plan:
+def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> ConfigEdit:
     path = hooks_path(scope, project_dir)
     data, old = read_json(path)
     new = without_us(data, path)
     if old is None or new == data:
-        return Plan([FileChange(path, old, None), _trust_change(path, data, data)])
-    return Plan([FileChange(path, old, dump_json(new, old)), _trust_change(path, data, new)])
+        return ConfigEdit([FileChange(path, old, None), _trust_change(path, data, data)])
+    return ConfigEdit([FileChange(path, old, dump_json(new, old)), _trust_change(path, data, new)])
 
 
 #: host options of ``agenthooks install codex`` (cli/hosts.py builds the command from them)

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..hostkit.jsonconfig import (
+    ConfigEdit,
     FileChange,
     InstallError,
-    Plan,
     dump_json,
     event_argv,
     read_json,
@@ -79,21 +79,21 @@ def with_us(data: dict[str, Any], path: Path, argv: list[str] | None) -> dict[st
     return new
 
 
-def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None, argv: list[str] | None = None) -> Plan:
+def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None, argv: list[str] | None = None) -> ConfigEdit:
     path = hooks_path(scope, project_dir)
     data, old = read_json(path)
     new = with_us(data, path, argv)
-    plan = Plan([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
+    plan = ConfigEdit([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
     if scope == "project":
         plan.notes.append("Cursor runs project hooks only in a trusted workspace")
     return plan
 
 
-def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Plan:
+def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> ConfigEdit:
     path = hooks_path(scope, project_dir)
     data, old = read_json(path)
     new = without_us(data, path)
-    return Plan([FileChange(path, old, None if (old is None or new == data) else dump_json(new, old))])
+    return ConfigEdit([FileChange(path, old, None if (old is None or new == data) else dump_json(new, old))])
 
 
 def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,

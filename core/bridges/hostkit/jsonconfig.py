@@ -1,6 +1,6 @@
 """Planned, atomic edits of host config files, and the command line the hooks run.
 
-An installer builds a :class:`Plan` (one :class:`FileChange` per file, old and new text), which
+An installer builds a :class:`ConfigEdit` (one :class:`FileChange` per file, old and new text), which
 ``--dry-run`` prints as a unified diff and ``apply`` writes: each file replaced atomically (a
 reader sees the old file or the new one), the old one kept as ``<name>.agenthooks.bak``.
 """
@@ -84,7 +84,7 @@ class FileChange:
 
 
 @dataclass
-class Plan:
+class ConfigEdit:
     changes: list[FileChange] = field(default_factory=list)
     #: lines to print after applying (remaining steps, notes)
     notes: list[str] = field(default_factory=list)
@@ -109,7 +109,7 @@ class Plan:
         return backups
 
 
-def run_plan(plan: Plan, dry_run: bool, out: Any, what: str) -> int:
+def run_plan(plan: ConfigEdit, dry_run: bool, out: Any, what: str) -> int:
     """Print or apply ``plan`` the way every installer does; returns the exit code."""
     if dry_run:
         out.write(plan.diff() if plan.changed else f"{what}: nothing to change\n")

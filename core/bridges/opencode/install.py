@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..hostkit.jsonconfig import FileChange, InstallError, Plan, run_plan
+from ..hostkit.jsonconfig import ConfigEdit, FileChange, InstallError, run_plan
 
 HOST = "opencode"
 SCOPES = ("user", "project")
@@ -59,22 +59,22 @@ def _read(path: Path) -> str | None:
 
 
 def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None, python: str | None = None,
-                 args: list[str] | None = None) -> Plan:
+                 args: list[str] | None = None) -> ConfigEdit:
     path = plugin_path(scope, project_dir)
     old = _read(path)
     if old is not None and "@agent-hooks-config" not in old:
         raise InstallError(f"{path} exists and is not agent-hooks' plugin; move it, nothing was changed")
     new = rendered(python, args)
-    plan = Plan([FileChange(path, old, None if new == old else new)])
+    plan = ConfigEdit([FileChange(path, old, None if new == old else new)])
     plan.notes.append("opencode run needs permission to run bash (opencode.json \"permission\"); agent-hooks "
                       "decides what runs")
     return plan
 
 
-def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Plan:
+def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> ConfigEdit:
     path = plugin_path(scope, project_dir)
     old = _read(path)
-    return Plan([_Removal(path, old, None if old is None or "@agent-hooks-config" not in old else "")])
+    return ConfigEdit([_Removal(path, old, None if old is None or "@agent-hooks-config" not in old else "")])
 
 
 class _Removal(FileChange):

@@ -125,9 +125,9 @@ def _config(ctx: Any) -> Any:
     hit = _CONFIGS.get(id(raw))
     if hit is not None and hit[0] is raw:
         return hit[1]
-    from .options import Options
+    from .options import OtelOptions
 
-    opts = Options.from_raw(raw)
+    opts = OtelOptions.from_raw(raw)
     if len(_CONFIGS) > 64:
         _CONFIGS.clear()
     _CONFIGS[id(raw)] = (raw, opts)

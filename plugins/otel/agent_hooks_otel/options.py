@@ -61,14 +61,14 @@ class Redactor:
 
 
 @dataclass
-class Options:
+class OtelOptions:
     payload_fields: list[str] = field(default_factory=lambda: ["tool_name"])
     max_attribute_chars: int = 1024
     exclude_hooks: frozenset[str] = frozenset()
     redactor: Redactor = field(default_factory=Redactor)
 
     @classmethod
-    def from_raw(cls, raw: Any) -> Options:
+    def from_raw(cls, raw: Any) -> OtelOptions:
         if raw is None or (isinstance(raw, Mapping) and not raw):
             data = dict(DEFAULTS)
         else:
