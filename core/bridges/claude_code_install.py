@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .hostkit.jsonconfig import InstallError, dump_json, read_json
+
 #: every hook event Claude Code 2.1.330 knows (``HOOK_EVENTS`` in the agent SDK)
 HOOK_EVENTS = (
     "SessionStart", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse", "PermissionRequest",
@@ -71,10 +73,6 @@ TOKEN_HEADER = "X-Agent-Hooks-Token"
 STARTER_TIMEOUT = 30
 
 _SHELL_FORM = re.compile(r"(?:\bagenthooks(?:\.exe)?[\"']?|\bagent_hooks_core)\s+claude-code\b")
-
-
-class InstallError(Exception):
-    """Something the user must fix; ``str()`` is one line."""
 
 
 # -- where and what ----------------------------------------------------------------------
@@ -332,34 +330,9 @@ def _set_token(settings: dict[str, Any], token: str | None, path: Path) -> None:
 # -- reading and writing settings files --------------------------------------------------
 
 
-def read_settings(path: Path) -> tuple[dict[str, Any], str | None]:
-    """(settings, the file's text or None when it does not exist)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}, None
-    except OSError as exc:
-        raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if not text.strip():
-        return {}, text
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise InstallError(f"{path} is not valid JSON ({exc}); fix or move it, nothing was changed") from None
-    if not isinstance(data, dict):
-        raise InstallError(f"{path} must hold a JSON object; nothing was changed")
-    return data, text
-
-
-def dump(settings: dict[str, Any], like: str | None = None) -> str:
-    """JSON text, indented like the file it replaces (two spaces by default)."""
-    indent: int | str = 2
-    if like:
-        m = re.search(r"\n([ \t]+)\S", like)
-        if m:
-            ws = m.group(1)
-            indent = len(ws) if set(ws) == {" "} else ws
-    return json.dumps(settings, indent=indent, ensure_ascii=False) + "\n"
+# the JSON reading and writing every host's installer shares (hostkit.jsonconfig)
+read_settings = read_json
+dump = dump_json
 
 
 @dataclass
