@@ -152,7 +152,7 @@ def test_oversized_input_is_refused(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(("tool", "tool_input", "message"), [
-    ("Bash", None, "PreToolUse event without tool_input"),
+    ("Bash", None, "PreToolUse: tool_input is missing"),
     ("Bash", {}, "Bash tool_input.command is missing"),
     ("Bash", {"command": ["bash", "-lc", "rm -rf /"]}, "Bash tool_input.command is a list, not a string"),
     ("Bash", {"command": 3}, "Bash tool_input.command is a number, not a string"),

@@ -12,8 +12,9 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ..base import BridgeInputError
+from ..hostkit.shape import tool_call
 from .reply import Reply, cap
-from .tools import check_tool_input, permission_call, replace_text, response_text
+from .tools import TOOL_SHAPE, permission_call, replace_text, response_text
 from .ui import ClaudeCodeUI
 
 if TYPE_CHECKING:
@@ -123,10 +124,7 @@ class Bridge:
     # events ----------------------------------------------------------------------------
 
     def on_PreToolUse(self) -> None:
-        if self.event.get("tool_input") is None:
-            raise BridgeInputError("PreToolUse event without tool_input")
-        tool, tool_input = self._tool()
-        check_tool_input(tool, tool_input)
+        tool, tool_input = tool_call(self.event, TOOL_SHAPE, "PreToolUse")
         original = copy.deepcopy(tool_input)
         reply = self.reply
         mark = self.ui.mark()

@@ -16,6 +16,7 @@ from ..capabilities import Cap
 from ..hostkit import gate as g
 from ..hostkit.adapter import Adapter, Turn, fail_reason
 from ..hostkit.output import output
+from ..hostkit.shape import ToolShape, needs
 
 EVENTS = (
     "SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
@@ -24,6 +25,12 @@ EVENTS = (
 
 SHELL_TOOLS = frozenset({"Bash", "shell", "local_shell", "exec_command"})
 PATCH_TOOLS = frozenset({"apply_patch", "Edit", "Write"})
+
+#: what a Codex tool call must carry to be checked (argv lists are older shells' commands)
+TOOL_SHAPE = ToolShape(fields={
+    **{t: needs("command", argv=True) for t in SHELL_TOOLS},
+    **{t: needs("command", "patch", "input") for t in PATCH_TOOLS},
+})
 
 #: events whose reply may carry ``hookSpecificOutput.additionalContext``
 CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart", "PreToolUse", "PostToolUse"})
@@ -46,6 +53,7 @@ class CodexAdapter(Adapter):
     name = "codex"
     TITLE = "Codex"
     GATING = frozenset({"PreToolUse", "PermissionRequest"})
+    SHAPES = {"PreToolUse": TOOL_SHAPE, "PermissionRequest": TOOL_SHAPE}
     EVENTS = EVENTS
 
     CAPABILITIES = {

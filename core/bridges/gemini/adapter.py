@@ -16,6 +16,7 @@ from ..capabilities import Cap
 from ..hostkit import gate as g
 from ..hostkit.adapter import Adapter, Turn, fail_reason
 from ..hostkit.output import output
+from ..hostkit.shape import ToolShape, needs
 
 EVENTS = (
     "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
@@ -28,6 +29,17 @@ BUILTIN_TOOLS = (
     "run_shell_command", "read_file", "read_many_files", "write_file", "replace", "list_directory", "glob",
     "search_file_content", "web_fetch", "google_web_search", "save_memory", "write_todos",
 )
+
+#: what a Gemini tool call must carry to be checked
+TOOL_SHAPE = ToolShape(fields={
+    "run_shell_command": needs("command"),
+    "write_file": needs("file_path"), "replace": needs("file_path"), "read_file": needs("file_path"),
+    "read_many_files": needs("paths", "include", many=True),
+    "list_directory": needs("dir_path", "path"),
+    "glob": needs("dir_path", "path", optional=True), "search_file_content": needs("dir_path", "path", optional=True),
+    "grep_search": needs("dir_path", "path", optional=True),
+    "web_fetch": needs("prompt", "url"), "google_web_search": needs("query"),
+})
 
 
 def permission_calls(tool: str, args: dict[str, Any], cwd: str) -> g.Calls:
@@ -55,6 +67,7 @@ class GeminiAdapter(Adapter):
     name = "gemini"
     TITLE = "Gemini CLI"
     GATING = frozenset({"BeforeTool"})
+    SHAPES = {"BeforeTool": TOOL_SHAPE}
     EVENTS = EVENTS
 
     CAPABILITIES = {

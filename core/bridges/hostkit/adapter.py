@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..base import BridgeInputError, HostAnswer
+from .shape import ToolShape, tool_call
 
 if TYPE_CHECKING:
     from ...runtime import Outcome, Runtime
@@ -22,6 +23,8 @@ class Turn:
         self.name = name
         self.errors: list[str] = []
         self._seen = 0
+        #: the checked (tool, input) of a gating event (see :mod:`.shape`)
+        self.call: tuple[str, dict[str, Any]] | None = None
 
     def fire(self, hook: str, payload: dict[str, Any]) -> Outcome:
         out = self.rt.fire(hook, payload)
@@ -42,6 +45,10 @@ class Turn:
         return value
 
     def tool(self, name_key: str = "tool_name", input_key: str = "tool_input") -> tuple[str, dict[str, Any]]:
+        """The tool call: on a gating event as checked against the host's shape, elsewhere leniently
+        (an absent input is ``{}``: an observing hook loses nothing by it)."""
+        if self.call is not None:
+            return self.call
         tool = self.event.get(name_key)
         if not isinstance(tool, str) or not tool:
             raise BridgeInputError(f"{self.name} event without a {name_key}")
@@ -75,6 +82,9 @@ class Adapter:
     EVENT_KEY = "hook_event_name"
     #: events on which our failure must become a deny
     GATING: frozenset[str] = frozenset()
+    #: gating event -> where it carries its tool call and what each tool needs; an event that does
+    #: not fit is denied with the field named (:mod:`.shape`)
+    SHAPES: Mapping[str, ToolShape] = {}
     #: the host's own events (the capability matrix and the installers read this)
     EVENTS: tuple[str, ...] = ()
     #: the host's name for people ("Gemini CLI"); the per-event command's --help uses it
@@ -123,6 +133,9 @@ class Adapter:
         if not rt.plugins:
             return HostAnswer()
         turn = Turn(rt, event, name)
+        shape = self.SHAPES.get(name) if self.is_gating(name) else None
+        if shape is not None:
+            turn.call = tool_call(event, shape, name)
         handler = getattr(self, "on_" + name.replace(".", "_"), None)  # OpenCode names have dots
         answer = handler(turn) if handler is not None else self.host_event(turn)
         answer.stderr.extend(f"agent-hooks: {e}" for e in turn.errors)

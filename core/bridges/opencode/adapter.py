@@ -19,6 +19,7 @@ from ..capabilities import Cap
 from ..hostkit import gate as g
 from ..hostkit.adapter import Adapter, Turn, fail_reason
 from ..hostkit.output import output
+from ..hostkit.shape import ToolShape, needs
 
 EVENTS = (
     "tool.execute.before", "tool.execute.after", "chat.message", "chat.params", "permission.ask",
@@ -39,6 +40,21 @@ WANTS = {
     "experimental.chat.system.transform": ("pre_system_prompt",),
     "experimental.session.compacting": ("on_compacting", "pre_compact"),
     "event": ("on_start", "session_start", "agent_end", "post_compact", "on_end", "host_event"),
+}
+
+_PATHS = ("filePath", "file_path", "path")
+
+#: what each gating hook must carry to be checked
+SHAPES = {
+    "tool.execute.before": ToolShape(name=("payload", "input", "tool"), input=("payload", "output", "args"), fields={
+        "bash": needs("command"),
+        **{t: needs(*_PATHS) for t in ("write", "edit", "multiedit", "read")},
+        **{t: needs(*_PATHS, optional=True) for t in ("glob", "grep", "list")},
+        **{t: needs("patchText", "patch", "input") for t in ("patch", "apply_patch")},
+        "webfetch": needs("url"),
+    }),
+    # the permission's kind and subject are read in on_permission_ask (a subject may be a pattern list)
+    "permission.ask": ToolShape(name=None, tool="permission", input=("payload", "input")),
 }
 
 
@@ -64,6 +80,7 @@ class OpenCodeAdapter(Adapter):
     TITLE = "OpenCode"
     EVENT_KEY = "name"
     GATING = frozenset({"tool.execute.before", "permission.ask"})
+    SHAPES = SHAPES
     EVENTS = EVENTS
 
     CAPABILITIES = {
@@ -120,13 +137,8 @@ class OpenCodeAdapter(Adapter):
     # -- tools ---------------------------------------------------------------------------------
 
     def on_tool_execute_before(self, turn: Turn) -> HostAnswer:
-        inp, out = self._parts(turn)
-        tool = inp.get("tool")
-        if not isinstance(tool, str) or not tool:
-            raise BridgeInputError("tool.execute.before without input.tool")
-        args = out.get("args") or {}
-        if not isinstance(args, dict):
-            raise BridgeInputError("tool.execute.before: output.args must be an object")
+        inp, _ = self._parts(turn)
+        tool, args = turn.tool()  # checked by SHAPES
         cwd = turn.rt.cwd
         call_id = inp.get("callID") if isinstance(inp.get("callID"), str) else None
         verdict = g.gate(turn.rt, tool, args, call_id, lambda a: permission_calls(tool, a, cwd))
@@ -161,6 +173,9 @@ class OpenCodeAdapter(Adapter):
             calls = g.reads([meta.get("filePath") or text], kind, cwd)
         elif kind == "webfetch":
             calls = g.fetches(meta.get("url") or text, kind)
+        if kind in ("bash", "edit", "write", "read", "external_directory", "webfetch") and not calls:
+            raise BridgeInputError(f"permission.ask {kind}: neither payload.input.metadata nor "
+                                   "payload.input.pattern names what it is about: the request cannot be checked")
         for hook, payload in calls:
             if not turn.rt.implementers(hook):
                 continue

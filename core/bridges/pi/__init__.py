@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..base import BridgeInputError, HostAnswer
+from ..hostkit.shape import ToolShape, needs, tool_call
 
 if TYPE_CHECKING:
     from ...runtime import Outcome, Runtime
@@ -48,6 +49,10 @@ PERMISSION_TOOLS: dict[str, tuple[str, str]] = {
     "find": ("pre_file_read", "path"),
     "ls": ("pre_file_read", "path"),
 }
+
+#: what a ``tool_call`` payload must carry to be checked (grep, find and ls default to the cwd)
+TOOL_SHAPE = ToolShape(name=("toolName",), input=("input",), fields={
+    tool: needs(key, optional=tool in ("grep", "find", "ls")) for tool, (_, key) in PERMISSION_TOOLS.items()})
 
 #: host events with no canonical hook: observed through ``host_event`` only
 HOST_ONLY_EVENTS = ("before_provider_request", "after_provider_response", "thinking_level_select")
@@ -201,12 +206,8 @@ class PiAdapter:
     def _tool_call(self, rt: Runtime, payload: dict[str, Any]) -> HostAnswer:
         from ...dialects import fire_dialect
 
-        tool = payload.get("toolName")
-        if not isinstance(tool, str) or not tool:
-            raise BridgeInputError(f"{self.name} tool_call without a toolName")
-        if not isinstance(payload.get("input", {}), dict):
-            raise BridgeInputError(f"{self.name} tool_call: input must be an object")
-        original = copy.deepcopy(payload.get("input") or {})
+        tool, checked = tool_call(payload, TOOL_SHAPE, f"{self.name} tool_call payload")
+        original = copy.deepcopy(checked)
         outcome = fire_dialect(rt, self.dialect, "tool_call", payload)
         answer = HostAnswer(body=outcome.native, stderr=_errors(outcome))
         if isinstance(outcome.native, dict) and outcome.native.get("block"):
