@@ -15,9 +15,9 @@ from typing import Any
 import agent_hooks_audit
 import pytest
 from agent_hooks_audit import store as store_mod
-from agent_hooks_audit.redact import Redactor
 from agent_hooks_core import Runtime
 from agent_hooks_core.cli.app import run
+from agent_hooks_core.secret_formats import Redactor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
