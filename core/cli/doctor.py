@@ -110,6 +110,10 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
               for s in ("loaded", "disabled", "failed", "untrusted")}
     add(Finding("ok" if not counts["failed"] else "info", "plugins",
                 ", ".join(f"{n} {s}" for s, n in counts.items())))
+    from .replay import plugin_reports
+
+    for line in plugin_reports(rt):  # what plugins say about their state (the audit: records kept and lost)
+        add(Finding("info", "plugins", line))
 
     if settings.project_root is not None:
         from .. import trust

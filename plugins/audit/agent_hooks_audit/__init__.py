@@ -181,17 +181,23 @@ def register_commands(cli: Any) -> None:
 
 @hookimpl
 def session_summary(ctx: Any) -> str:
-    """One line for ``agenthooks replay``: where this session's records went and how many there are."""
+    """One line for ``agenthooks replay`` (where this session's records went, how many there are)
+    and ``agenthooks doctor`` (no session: the whole log); both say how many records were lost."""
     rec = _recorder(ctx)
     store = rec.store
     sid = ctx.session_id
     from .store import AuditError, Query
 
+    lost = store.lost_count()
+    lost_note = (f"; {lost} records LOST (neither the database nor a pending file could take them; "
+                 "counted in loss files)" if lost else "")
     try:
         store.flush_pending()
-        count = store.count(Query(session=sid))
+        count = store.count(Query(session=sid) if sid else Query())
     except AuditError as exc:
         where = " or ".join(str(p) for p in store.pending_files)
-        return f"audit log: {store.display} unavailable ({exc}); {store.pending_count()} records pending in {where}"
+        return (f"audit log: {store.display} unavailable ({exc}); {store.pending_count()} records pending in "
+                f"{where}{lost_note}")
+    what = "for this session" if sid else "in all"
     where = f" --session {sid}" if sid else ""
-    return f"audit log: {store.display} ({count} records for this session; `agenthooks audit stats{where}`)"
+    return f"audit log: {store.display} ({count} records {what}{lost_note}; `agenthooks audit stats{where}`)"

@@ -220,6 +220,8 @@ def print_stats(stats: dict[str, Any], store: AuditStore) -> None:
     d = stats["decisions"]
     console.print(f"{stats['total']} events in {stats['sessions']} session(s) — " + ", ".join(
         f"{d[k]} {k}" for k in DECISIONS) + f"; {stats['errors']} errors   [dim]({_esc(store.display)})[/]")
+    if stats.get("unavailable"):
+        console.print(f"[yellow]{_esc(str(stats['unavailable']))}[/]")
     if stats.get("pending"):
         console.print(f"[yellow]{stats['pending']} records pending[/] (not yet in the database: "
                       + _esc(" / ".join(str(p) for p in store.pending_files)) + ")")
@@ -293,9 +295,18 @@ def make_app() -> typer.Typer:
         as_json: JsonOpt = False,
     ) -> None:
         """Counts per decision, and blocks, denials and errors per plugin and hook."""
+        from .store import AuditError
+
         store = resolve_store(db, ctx)
         query = Filters(hook, plugin, decision, session, since, until).query(store)
-        stats = compute_stats(store.rows(query))
+        try:
+            stats = compute_stats(store.rows(query))
+        except AuditError as exc:
+            if not (store.lost_count() or store.pending_count()):
+                raise
+            # no database (yet): what is pending or was lost must still be shown
+            stats = compute_stats([])
+            stats["unavailable"] = str(exc)
         stats["db"] = store.display
         # what is not in the database: waiting in a pending file, or lost for good (counted, not hidden)
         stats["pending"] = store.pending_count()
