@@ -115,9 +115,12 @@ def _check_field(tool: str, args: Mapping[str, Any], spec: Needs, prefix: str) -
             ok = isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
         wanted = "a string or a list of strings" if spec.argv else "a string"
     if not ok:
-        what = "empty" if value in ("", []) else f"a {json_type(value)}, not {wanted}"
-        if isinstance(value, dict):
+        if isinstance(value, str | list) and not value:
+            what = "empty"
+        elif isinstance(value, dict):
             what = f"an object, not {wanted}"
+        else:
+            what = f"a {json_type(value)}, not {wanted}"
         raise BridgeInputError(f"{tool} {prefix}{key} is {what}: the call cannot be checked")
 
 
@@ -131,7 +134,7 @@ def tool_call(event: Mapping[str, Any], shape: ToolShape, where: str) -> tuple[s
     else:
         tool = _walk(event, shape.name, where)
         if not isinstance(tool, str) or not tool.strip():
-            what = "empty" if tool == "" else f"a {json_type(tool)}, not a string"
+            what = "empty" if isinstance(tool, str) else f"a {json_type(tool)}, not a string"
             raise BridgeInputError(f"{where}: {_dotted(shape.name)} is {what}")
     args = _walk(event, shape.input, where) if shape.input else event
     name = _dotted(shape.input) if shape.input else "the event"
