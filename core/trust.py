@@ -19,6 +19,11 @@ What is pinned:
   (a directory with ``__init__.py``): every file in its tree, since any of them may be executed;
 * a project-configured chibi plugin directory: the names and contents of the files in it.
 
+User hook files (``<user dir>/hooks/*.py`` and the user settings' ``hooks`` entries) are pinned
+the same way, apart from any project (``"user"`` in ``trust.json``): the user directory is where
+an agent's one allowed write would make code load in every later session, so a new or changed
+user hook file does not load until a person runs ``agenthooks trust``, which shows what changed.
+
 Code is executed from the very bytes that were hashed (:func:`read_code`), never read twice, so a
 file rewritten between the check and the import cannot slip in (issue 17.12).
 """
@@ -196,22 +201,26 @@ def current_items(settings: Settings) -> list[TrustItem]:
 
 
 class TrustState:
-    """The pins of one project, as stored; answers "may this load, and if not, why"."""
+    """The pins of one project (or of the user hook files), as stored; answers "may this load, and
+    if not, why"."""
 
-    def __init__(self, root: Path | None, pins: dict[str, str], trusted: bool) -> None:
+    def __init__(self, root: Path | None, pins: dict[str, str], trusted: bool, *, user: bool = False) -> None:
         self.root = root
         self.pins = pins
         self.trusted = trusted
         """the user trusted this project at some point"""
+        self.user = user
+        """the pins of the user hook files, not of a project"""
 
     def _check(self, key: str, digest: str, what: str) -> str | None:
         if not self.trusted:
             return f"project {self.root} is not trusted (run `agenthooks trust` there to allow its {what})"
         pinned = self.pins.get(key)
+        since = "your user hook files were last trusted" if self.user else "the project was trusted"
         if pinned is None:
-            return f"{what} added since the project was trusted (run `agenthooks trust` again)"
+            return f"{what} added since {since} (run `agenthooks trust` to allow it)"
         if pinned != digest:
-            return f"{what} changed since the project was trusted (run `agenthooks trust` again)"
+            return f"{what} changed since {since} (run `agenthooks trust` to allow it)"
         return None
 
     def file_reason(self, path: Path) -> str | None:
@@ -280,6 +289,44 @@ def revoke(root: Path) -> bool:
         if removed:
             _write_store(data)
     return removed
+
+
+def user_hook_files(settings: Settings) -> list[Path]:
+    """The user hook files as they are now: ``<user dir>/hooks/*.py``, then the user settings' ``hooks``."""
+    hooks_dir = user_dir() / "hooks"
+    files = sorted(p for p in hooks_dir.glob("*.py") if p.is_file()) if hooks_dir.is_dir() else []
+    for hp in settings.hook_paths("user"):
+        files.extend(p for p in expand_hook_path(hp.path) if p.is_file())
+    return files
+
+
+def current_user_items(settings: Settings) -> list[TrustItem]:
+    """Every user hook file as it is now (what ``agenthooks trust`` pins for the user)."""
+    items: dict[str, TrustItem] = {}
+    for path in user_hook_files(settings):
+        try:
+            item = code_item(path)
+        except OSError:
+            continue  # unreadable: it cannot load either, and discovery says why
+        items.setdefault(item.path, item)
+    return list(items.values())
+
+
+def user_state() -> TrustState:
+    """The pins of the user hook files (none yet: every user hook file is new)."""
+    entry = _read_store().get("user")
+    pins = dict(entry.get("pins") or {}) if isinstance(entry, dict) else {}
+    return TrustState(None, pins, True, user=True)
+
+
+def trust_user(settings: Settings) -> list[TrustItem]:
+    """Pin the user hook files as they are now; returns what was pinned."""
+    items = current_user_items(settings)
+    with locked(store_path()):
+        data = _read_store()
+        data["user"] = {"pins": {i.path: i.digest for i in items}}
+        _write_store(data)
+    return items
 
 
 def trusted_projects() -> dict[str, dict[str, str]]:
