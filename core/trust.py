@@ -30,13 +30,14 @@ file rewritten between the check and the import cannot slip in (issue 17.12).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .fileio import atomic_write, locked
+from .fileio import HOOK_FILE_MAX, TRUST_MAX, UnreadableFile, atomic_write, locked, read_bounded
 from .settings import CODE_KEYS, POLICY_KEYS, user_dir
 
 if TYPE_CHECKING:
@@ -68,8 +69,9 @@ def store_path() -> Path:
 
 def _read_store() -> dict[str, Any]:
     try:
-        data = json.loads(store_path().read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+        data = json.loads(read_bounded(store_path(), TRUST_MAX))
+    except (FileNotFoundError, UnreadableFile, ValueError):
+        # a store that is not a regular JSON file under the cap trusts nothing (the safe reading)
         return {"version": 1, "projects": {}}
     if not isinstance(data, dict) or not isinstance(data.get("projects"), dict):
         return {"version": 1, "projects": {}}
@@ -85,13 +87,28 @@ def bytes_digest(data: bytes) -> str:
 
 
 def file_digest(path: Path) -> str:
-    with open(path, "rb") as fh:
-        return bytes_digest(fh.read())
+    return bytes_digest(read_bounded(path, HOOK_FILE_MAX))
+
+
+#: a hook package or chibi plugin directory: at most this many files, this many bytes in all
+TREE_MAX_FILES = 2000
+TREE_MAX_BYTES = 32 << 20
 
 
 def _tree(path: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(path)): p.read_bytes()
-            for p in sorted(path.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+    out: dict[str, bytes] = {}
+    total = 0
+    for p in sorted(path.rglob("*")):
+        if "__pycache__" in p.parts or not p.is_file():
+            continue
+        if len(out) >= TREE_MAX_FILES:
+            raise UnreadableFile(errno.EFBIG, f"holds over {TREE_MAX_FILES} files", str(path))
+        data = read_bounded(p, HOOK_FILE_MAX)
+        total += len(data)
+        if total > TREE_MAX_BYTES:
+            raise UnreadableFile(errno.EFBIG, f"holds over {TREE_MAX_BYTES >> 20} MiB", str(path))
+        out[str(p.relative_to(path))] = data
+    return out
 
 
 def tree_digest(files: dict[str, bytes]) -> str:
@@ -128,7 +145,7 @@ def read_code(path: Path) -> Code:
     if path.name == "__init__.py":
         files = _tree(path.parent)
         return Code(path, files, tree_digest(files), package=path.parent)
-    data = path.read_bytes()
+    data = read_bounded(path, HOOK_FILE_MAX)
     return Code(path, {path.name: data}, bytes_digest(data))
 
 
