@@ -383,6 +383,51 @@ def weakening_subcommand(args: Sequence[str]) -> str | None:
     return f"`agenthooks {command} {sub}` {why}" if why else None
 
 
+#: files Python runs at every start when they sit in a site directory
+STARTUP_FILES = ("usercustomize.py", "sitecustomize.py")
+
+
+def unexpected_startup_files() -> list[str]:
+    """``.pth`` files and ``usercustomize``/``sitecustomize`` in this environment's site directories
+    that no installed distribution's ``RECORD`` lists and that are newer than every installed
+    distribution: what an agent's write (or anyone's) would look like. For ``doctor``.
+    """
+    import importlib.metadata as md
+    import site
+    import sysconfig
+
+    dirs = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib"), *getattr(site, "getsitepackages", list)()}
+    if site.ENABLE_USER_SITE:
+        dirs.add(site.getusersitepackages())
+    found: list[str] = []
+    for directory in sorted(d for d in dirs if d and os.path.isdir(d)):
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            continue
+        newest = 0.0  # the last install: the newest *.dist-info directory
+        for name in names:
+            if name.endswith((".dist-info", ".egg-info")):
+                try:
+                    newest = max(newest, os.stat(os.path.join(directory, name)).st_mtime)
+                except OSError:
+                    pass
+        suspects = []
+        for name in sorted(n for n in names if n.endswith(".pth") or n in STARTUP_FILES):
+            path = os.path.normpath(os.path.join(directory, name))
+            try:
+                if os.stat(path).st_mtime > newest:
+                    suspects.append(path)
+            except OSError:
+                continue
+        if not suspects:
+            continue  # the usual case: no RECORD needs reading
+        owned = {os.path.normpath(str(dist.locate_file(f)))
+                 for dist in md.distributions(path=[directory]) for f in dist.files or ()}
+        found.extend(p for p in suspects if p not in owned)
+    return found
+
+
 _PROGRAMS: dict[str | None, tuple[str, ...]] = {}
 
 

@@ -131,6 +131,11 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
         elif items:
             add(Finding("warning", "trust", f"project {settings.project_root} is not trusted: its {len(items)} "
                                             "code item(s) do not load; `agenthooks trust` to allow them"))
+    from ..controlplane import unexpected_startup_files
+
+    for path in unexpected_startup_files():
+        add(Finding("warning", "plugins", f"{path} runs at every Python start, belongs to no installed "
+                                          "distribution and is newer than all of them: check who wrote it"))
     from ..bridges import INSTALLERS, load
 
     for host, spec in INSTALLERS.items():  # every host's installer says how its wiring looks
