@@ -19,7 +19,8 @@ What is pinned:
   (a directory with ``__init__.py``): every file in its tree, since any of them may be executed;
 * a project-configured chibi plugin directory: the names and contents of the files in it.
 
-User hook files (``<user dir>/hooks/*.py`` and the user settings' ``hooks`` entries) are pinned
+User hook files (``<user dir>/hooks/*.py``, the user settings' ``hooks`` entries and its
+``chibi_plugins`` directory) are pinned
 the same way, apart from any project (``"user"`` in ``trust.json``): the user directory is where
 an agent's one allowed write would make code load in every later session, so a new or changed
 user hook file does not load until a person runs ``agenthooks trust``, which shows what changed.
@@ -326,6 +327,12 @@ def current_user_items(settings: Settings) -> list[TrustItem]:
         except OSError:
             continue  # unreadable: it cannot load either, and discovery says why
         items.setdefault(item.path, item)
+    chibi = settings.chibi_plugins()
+    if chibi is not None and chibi[1] == "user" and chibi[0].is_dir():
+        try:
+            items.setdefault(_key(chibi[0]), TrustItem("chibi-dir", _key(chibi[0]), dir_digest(chibi[0])))
+        except OSError:
+            pass
     return list(items.values())
 
 

@@ -222,6 +222,10 @@ def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (
                 chibi_reason = trust_of().settings_reason(settings)
                 if chibi_reason is None and configured[0].is_dir():
                     chibi_reason = trust_of().dir_reason(configured[0])
+            elif not settings.user_settings_explicit and configured[0].is_dir():
+                chibi_reason = user_trust_of().dir_reason(configured[0])
+                if chibi_reason:
+                    notices.append(f"skipped chibi plugins in {configured[0]}: {chibi_reason}")
 
     known = [n for c in candidates for n in c.names]
     for name in extra_off:
@@ -236,9 +240,10 @@ def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (
                        "since you last trusted them (`agenthooks trust --show` says what changed; "
                        "`agenthooks trust` allows them)")
     untrusted = [c for c in candidates if c.status == UNTRUSTED and c.scope != "user"]
-    if untrusted or chibi_reason:
-        what = ", ".join(c.name for c in untrusted) + (", chibi plugins" if chibi_reason and untrusted else
-                                                       "chibi plugins" if chibi_reason else "")
+    project_chibi = chibi_reason if chibi_dir is not None and chibi_dir[1] == "project" else None
+    if untrusted or project_chibi:
+        what = ", ".join(c.name for c in untrusted) + (", chibi plugins" if project_chibi and untrusted else
+                                                       "chibi plugins" if project_chibi else "")
         notices.append(f"project {root}: skipped untrusted {what} "
                        "(`agenthooks trust --show` says why; `agenthooks trust` allows them)")
     notices.extend(settings.notices)

@@ -109,3 +109,21 @@ def test_project_chibi_directory_needs_trust(home: Path, project: Path, monkeypa
     (chibi / "plugin.sh").write_text("#!/bin/sh\necho changed\n")
     load_runtime()
     assert seen == [chibi]  # changed content: not loaded again
+
+
+def test_user_chibi_directory_needs_trust_too(home: Path, tmp_path: Path, monkeypatch) -> None:
+    from agent_hooks_core.dialects import chibi_plugins
+
+    seen: list[Path] = []
+    monkeypatch.setattr(chibi_plugins, "load_directory", lambda rt, d: seen.append(Path(d)))
+    chibi = tmp_path / "chibi"
+    write(chibi / "plugin.sh", "#!/bin/sh\n")
+    write(home / "settings.toml", f'chibi_plugins = "{chibi}"\n{NO_PLUGINS}')
+    rt = load_runtime(cwd=tmp_path)
+    assert seen == [] and any("chibi plugins" in n for n in plan_of(rt).notices)
+    trust.trust_user(load_settings(tmp_path))
+    load_runtime(cwd=tmp_path)
+    assert seen == [chibi]
+    write(chibi / "new.sh", "#!/bin/sh\necho the agent wrote this\n")
+    load_runtime(cwd=tmp_path)
+    assert seen == [chibi]  # a new executable: not loaded until trusted again
