@@ -117,3 +117,20 @@ def test_read_bounded_reads_a_regular_file_and_nothing_past_the_cap(tmp_path: Pa
         read_bounded(path, 10)
     with pytest.raises(FileNotFoundError):
         read_bounded(tmp_path / "missing", SETTINGS_MAX)
+
+
+def test_the_warm_server_denies_and_keeps_serving(_isolated_home: Path, project: Path) -> None:
+    from tests.serve.conftest import start_server
+
+    _dev_zero(project / ".agent-hooks" / "settings.toml")
+    event = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(project), "tool_name": "Bash",
+             "tool_input": {"command": "ls"}}
+    server = start_server(_isolated_home)
+    try:
+        status, body = server.tcp("POST", "/hosts/claude-code", json.dumps(event).encode(), timeout=30)
+        out = json.loads(body)["hookSpecificOutput"]
+        assert status == 200 and out["permissionDecision"] == "deny", body
+        assert "a character device" in out["permissionDecisionReason"]
+        assert server.status()["pid"] == server.proc.pid  # still serving
+    finally:
+        server.stop()
