@@ -254,6 +254,8 @@ def register(app: typer.Typer) -> None:
                        "pinned": [asdict(i) for i in pinned], "user": [asdict(i) for i in user_pinned]})
             return
         _print_user_rows(user_rows, changed_only=True)
+        if user_pinned:
+            print(f"Trusted your user hook files ({len(user_pinned)} pinned)")
         print(f"Trusted {project_root} ({len(pinned)} item(s) pinned in {trust.store_path()}):")
         for item in pinned:
             print(f"  {item.kind:<12} {item.path}  {item.digest[:19]}…")
@@ -280,7 +282,8 @@ def _print_user_rows(rows: list[dict[str, str]], changed_only: bool = False) -> 
         return
     print("user hook files" + (" (what changed):" if changed_only else ":"))
     for row in shown:
-        print(f"  {row['status']:<9} {row['kind']:<9} {row['path']}")
+        status = row["status"].split(",")[0] if changed_only else row["status"]  # new, changed, removed
+        print(f"  {status:<9} {row['kind']:<9} {row['path']}")
 
 
 def _trust_user(settings: Any, show: bool, json_: bool) -> None:
