@@ -178,18 +178,24 @@ def _run_paths(b: _Builder) -> None:
 
 def _host_paths(b: _Builder, cwd: str, env: Mapping[str, str]) -> None:
     from . import bridges
+    from .settings import find_project_root
 
+    # project-scope configs of the working directory and of the project it is in, if elsewhere
+    root = find_project_root(cwd)
+    dirs = [cwd] + ([str(root)] if root is not None and str(root) != cwd else [])
     seen: set[str] = set()
     for host, spec in bridges.INSTALLERS.items():
         if spec in seen:
             continue
         seen.add(spec)
-        try:
-            targets = bridges.load(spec).config_targets(cwd, env)
-        except Exception:  # an installer that cannot say is a bug its own tests catch
-            continue
-        for target in targets:
-            b.add(target, "host-config", f"{host} configuration that `agenthooks install` writes")
+        installer = bridges.load(spec)
+        for directory in dirs:
+            try:
+                targets = installer.config_targets(directory, env)
+            except Exception:  # an installer that cannot say is a bug its own tests catch
+                continue
+            for target in targets:
+                b.add(target, "host-config", f"{host} configuration that `agenthooks install` writes")
 
 
 def _build(cwd: str, env: Mapping[str, str]) -> tuple[ProtectedPath, ...]:

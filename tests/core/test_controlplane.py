@@ -233,3 +233,9 @@ def test_unexpected_startup_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         (site_dir / name).write_text("import os\n")
     found = controlplane.unexpected_startup_files()
     assert found == [str(site_dir / "usercustomize.py"), str(site_dir / "zz-evil.pth")]
+
+
+def test_project_scope_host_configs_of_the_project_above_the_cwd(world: dict[str, Path]) -> None:
+    project = world["project"]
+    assert kind_of(project / ".claude" / "settings.json", project / "src") == "host-config"
+    assert kind_of(project / "src" / ".codex" / "hooks.json", project / "src") == "host-config"
