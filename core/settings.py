@@ -24,14 +24,14 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import orgpolicy
 from .errors import AgentHooksError
-from .fileio import atomic_write, locked
+from .fileio import SETTINGS_MAX, UnreadableFile, atomic_write, locked, read_bounded
 
 ENV_HOME = "AGENT_HOOKS_HOME"
 ENV_PLUGINS = "AGENT_HOOKS_PLUGINS"
@@ -61,9 +61,19 @@ class SettingsError(AgentHooksError):
 # -- locations ----------------------------------------------------------------------------------
 
 
-def user_dir() -> Path:
-    """The user's agent-hooks directory: ``$AGENT_HOOKS_HOME`` or the platform config dir."""
-    home = os.environ.get(ENV_HOME)
+def home_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The user's home directory: ``$HOME`` of ``env`` (default: this process)."""
+    home = (os.environ if env is None else env).get("HOME")
+    return Path(home) if home else Path.home()
+
+
+def user_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The user's agent-hooks directory: ``$AGENT_HOOKS_HOME`` or the platform config dir.
+
+    ``env`` (default: this process's) supplies ``AGENT_HOOKS_HOME``; the platform directory is
+    always this process's.
+    """
+    home = (os.environ if env is None else env).get(ENV_HOME)
     if home:
         return Path(home).expanduser()
     import platformdirs
@@ -71,9 +81,9 @@ def user_dir() -> Path:
     return Path(platformdirs.user_config_dir("agent-hooks", appauthor=False))
 
 
-def cache_dir() -> Path:
+def cache_dir(env: Mapping[str, str] | None = None) -> Path:
     """Where caches live: ``$AGENT_HOOKS_HOME/cache`` or the platform cache dir."""
-    home = os.environ.get(ENV_HOME)
+    home = (os.environ if env is None else env).get(ENV_HOME)
     if home:
         return Path(home).expanduser() / "cache"
     import platformdirs
@@ -180,11 +190,12 @@ def read_file(path: Path, scope: str, base: Path | None = None) -> SettingsFile:
     """
     sf = SettingsFile(path=path, scope=scope, base=base if base is not None else path.parent)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path, SETTINGS_MAX).decode("utf-8")
     except FileNotFoundError:
         return sf
-    except IsADirectoryError:
-        raise SettingsError(f"{path}: is a directory, not a settings file") from None
+    except UnreadableFile as exc:  # a symlink to /dev/zero, a FIFO, a 2 GB file: never read
+        raise SettingsError(f"{path}: {exc.strerror} (a settings file must be a regular file of at most "
+                            f"{SETTINGS_MAX >> 20} MiB)") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SettingsError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     return parse_text(text, sf)
@@ -560,9 +571,13 @@ def edit_file(path: Path, mutate: Callable[[Any], Any]) -> Any:
     try:
         with locked(path):
             try:
-                text = path.read_text(encoding="utf-8")
+                text = read_bounded(path, SETTINGS_MAX).decode("utf-8")
             except FileNotFoundError:
                 text = ""
+            except UnreadableFile as exc:
+                raise SettingsError(f"{path}: {exc.strerror}; not edited") from None
+            except UnicodeDecodeError as exc:
+                raise SettingsError(f"{path}: cannot read: {exc}; not edited") from None
             try:
                 doc = tomlkit.parse(text)
             except Exception as exc:
