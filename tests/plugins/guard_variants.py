@@ -159,6 +159,34 @@ SHELL: dict[str, list[Variant]] = {
         sh("find . -name node_modules -prune -exec rm -rf {} +", A, note="{} is each match, not the project"),
         sh("ls *.tmp | xargs rm -f", A, note="not recursive"),
     ],
+    "effects: one rule whatever does the delete, move-away or chmod": [
+        sh("mv ~ /tmp/x", B, "rm-broad", "moving the home directory away is deleting it"),
+        sh("mv \"$HOME\" /dev/null", B, "rm-broad"),
+        sh("rsync -a --delete /tmp/empty/ ~/", B, "rm-broad"),
+        sh("tar -cf /tmp/h.tar --remove-files ~", B, "rm-broad"),
+        sh("zip -rm /tmp/h.zip ~", B, "rm-broad"),
+        sh("rm -fr \"${HOME:-/tmp}\"", B, "rm-broad", "a default that is not used"),
+        sh("cd ~ && rm -rf -- *", B, "rm-broad", "cd is tracked"),
+        sh("bash -c 'cd && rm -rf .'", B, "rm-broad"),
+        sh("chmod -R 000 ~", B, "chmod-broad"),
+        sh("chown -R nobody /", B, "chmod-broad"),
+        sh("rm -rf ./dist ./build *.egg-info", A, note="a glob with a name in it is not `*`"),
+        sh("rsync -a --delete build/ /tmp/site-preview/", A),
+        sh("mv build/app.bin dist/", A),
+        sh("chmod -R u+w build", A),
+        sh("find /tmp -maxdepth 1 -name 'pytest-*' -mtime +1 -exec rm -rf {} +", A, note="below /tmp is scratch"),
+    ],
+    "control plane: agent-hooks' own settings, hooks and CLI": [
+        sh("mkdir -p $AGENT_HOOKS_HOME/hooks && echo x > $AGENT_HOOKS_HOME/hooks/zz.py", B, "control-plane",
+           "a user hook file"),
+        sh("python3 -m agent_hooks_core plugins disable guard", B, "control-plane"),
+        sh("perl -pi -e 's/enforce/observe/' \"$AGENT_HOOKS_HOME/settings.toml\"", B, "control-plane"),
+        sh("cat /dev/null > ${AGENT_HOOKS_HOME}/settings.toml", B, "control-plane"),
+        sh("cd $AGENT_HOOKS_HOME && sed -i s/enforce/observe/ settings.toml", B, "control-plane"),
+        sh("cp /tmp/s.toml $AGENT_HOOKS_HOME/", B, "control-plane"),
+        sh("cat $AGENT_HOOKS_HOME/settings.toml", A),
+        sh("python3 -m agent_hooks_core plugins list", A),
+    ],
     "find -delete": [
         sh("find / -delete", B, "find-delete"),
         sh("find ~ -type f -delete", B, "find-delete"),
@@ -570,5 +598,10 @@ def render() -> str:
 
 
 if __name__ == "__main__":
+    import os
+    import tempfile
+
+    # the user directory the control-plane variants name, as the tests' conftest gives every test
+    os.environ.setdefault("AGENT_HOOKS_HOME", tempfile.mkdtemp(prefix="agent-hooks-variants-"))
     VARIANTS_MD.write_text(render(), encoding="utf-8")
     print(f"wrote {VARIANTS_MD.relative_to(ROOT)}", file=sys.stderr)

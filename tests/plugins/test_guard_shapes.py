@@ -236,14 +236,14 @@ def test_a_pack_from_an_entry_point_and_a_broken_one_fails_closed(tmp_path: Path
 # -- agent-hooks' own files ------------------------------------------------------------------------
 
 
-def test_the_user_settings_and_trust_store_are_protected(tmp_path: Path, _isolated_home: Path) -> None:
+def test_the_user_settings_trust_store_and_hooks_are_protected(tmp_path: Path, _isolated_home: Path) -> None:
     rt = guard_rt(tmp_path)
-    for name in ("settings.toml", "trust.json"):
+    for name in ("settings.toml", "trust.json", "hooks/zz.py"):
         out = rt.fire("pre_file_write", {"path": str(_isolated_home / name)})
-        assert out.decision == "denied" and "[guard:agent-config]" in out.reason
+        assert out.decision == "denied" and "[guard:control-plane]" in out.reason
         shell = rt.fire("pre_tool", {"tool_name": "bash", "arguments": {
             "command": f"echo 'disabled = [\"guard\"]' >> {_isolated_home / name}"}})
-        assert shell.decision == "blocked" and "[guard:agent-config]" in shell.reason
+        assert shell.decision == "blocked" and "[guard:control-plane]" in shell.reason
     assert rt.fire("pre_file_read", {"path": str(_isolated_home / "settings.toml")}).decision == "allowed"
 
 

@@ -8,7 +8,12 @@ from __future__ import annotations
 
 #: rule id -> what it blocks (ids are what `disable_rules` takes and what reasons end with)
 RULES: dict[str, str] = {
-    "rm-broad": "recursive rm of /, ~, $HOME, the project directory, a top-level directory or a glob of one",
+    "rm-broad": "a recursive delete or a move-away of /, ~, the project directory, a top-level directory or a glob "
+                "of one, by any command (rm -rf, mv, rsync --delete, tar --remove-files, zip -m, shutil.rmtree ...)",
+    "chmod-broad": "a recursive chmod/chown of /, ~ or a top-level directory",
+    "control-plane": "changing what decides agent-hooks' policy (settings, trust store, hook files, its Python "
+                     "environment, host configurations it installed) by any command, or running agent-hooks' own "
+                     "CLI in any spelling to weaken it (plugins disable, trust, uninstall ...)",
     "find-delete": "find -delete / -exec rm over /, ~ or a top-level directory (or the project without a filter)",
     "sudo": "privilege escalation: sudo, doas, su, pkexec, run0",
     "chmod-777": "chmod that makes files world-writable (777, 666, o+w, a+rwx)",

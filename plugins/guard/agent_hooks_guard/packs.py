@@ -163,13 +163,14 @@ BUILTIN: dict[str, dict[str, Any]] = {
     "filesystem": {
         "description": "deleting, formatting or opening up files and disks: rm -rf of broad paths, find -delete, "
                        "chmod 777, mkfs, writes to devices and to protected paths",
-        "builtin": ["rm-broad", "find-delete", "chmod-777", "mkfs", "device-write", "protected-write"],
+        "builtin": ["rm-broad", "find-delete", "chmod-777", "chmod-broad", "mkfs", "device-write", "protected-write"],
         "rules": [
             {"id": "disk-erase", "reason": "erases or repartitions a disk",
              "command": ["diskutil", "fdisk", "sfdisk", "sgdisk", "parted", "format", "blkdiscard"],
              "match": r"(?:^|\s)(?:erase\w*|zeroDisk|randomDisk|secureErase|--zap-all|-Z|mklabel|rm|/dev/\S+)"},
         ],
-        "block": ["rm -rf ~", "find / -delete", "chmod -R 777 .", "mkfs.ext4 /dev/sdb1", "dd if=/dev/zero of=/dev/sda",
+        "block": ["rm -rf ~", "mv ~ /tmp/x", "rsync -a --delete /tmp/empty/ ~/", "tar -cf /tmp/h.tar --remove-files ~",
+                  "zip -rm /tmp/h.zip ~", "find / -delete", "chmod -R 777 .", "chmod -R 000 ~", "mkfs.ext4 /dev/sdb1", "dd if=/dev/zero of=/dev/sda",
                   "diskutil eraseDisk APFS X disk2", "sgdisk --zap-all /dev/sda"],
         "allow": ["rm -rf build", "find . -name '*.pyc' -delete", "chmod +x run.sh", "diskutil list", "fdisk -l"],
     },

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from . import defaults
+from . import defaults, plane
 from .paths import PathRules, expand
 from .rules import (
     GATES,
@@ -23,6 +23,7 @@ from .rules import (
     write_targets,
 )
 from .shell import MAX_COMMANDS, parse_bounded
+from .written import written_then_run
 
 if TYPE_CHECKING:
     from .packs import Spec
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from .urls import UrlRules
 
 #: rules that belong to no pack: they are about the analysis itself or about your own settings
-CORE_RULES = ("deny-commands",)
+CORE_RULES = ("deny-commands", "control-plane")
 _PATCH_PATHS = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$"
                           r"|^\+\+\+ (?:[ab]/)?(.+?)(?:\t.*)?$", re.M)
 
@@ -74,17 +75,6 @@ def resolve(raw: Any) -> dict[str, Any]:
         raw = GuardConfig.model_validate(dict(raw))
         dump = raw.model_dump
     return {**defaults.DEFAULTS, **dump()}
-
-
-def _user_config_files() -> list[str]:
-    """The user's agent-hooks settings.toml and trust store, wherever they live."""
-    try:
-        from agent_hooks_core.settings import user_dir
-
-        base = str(user_dir())
-    except Exception:  # an older core without it: the usual place
-        base = os.path.join(os.path.expanduser("~"), ".config", "agent-hooks")
-    return [os.path.join(base, "settings.toml"), os.path.join(base, "trust.json")]
 
 
 class Policy:
@@ -163,7 +153,8 @@ class Policy:
 
     @cached_property
     def agent_config_paths(self) -> PathRules:
-        return PathRules([*self._config["protect_agent_config"], *_user_config_files()], [], self.home)
+        # agent-hooks' own files are the control plane's (plane.covering): here only the hosts' hook files
+        return PathRules(list(self._config["protect_agent_config"]), [], self.home)
 
     @cached_property
     def urls(self) -> UrlRules:
@@ -189,15 +180,54 @@ class Policy:
         yield from self.specs_by_name.get(cmd.name.lower(), ())
         yield from self.glob_specs
 
-    def expand(self, word: str) -> str | None:
-        """``paths.expand`` in this policy's directory, remembered (a command line repeats its paths)."""
+    def expand(self, word: str, cwd: str | None = None) -> str | None:
+        """``paths.expand`` in ``cwd`` (this policy's directory by default), remembered (a command line
+        repeats its paths)."""
+        cwd = cwd or self.cwd
+        key = word if cwd == self.cwd else f"{cwd}\0{word}"
         try:
-            return self._expanded[word]
+            return self._expanded[key]
         except KeyError:
             if len(self._expanded) > 4096:
                 self._expanded.clear()
-            got = self._expanded[word] = expand(word, self.cwd, self.home)
+            got = self._expanded[key] = expand(word, cwd, self.home)
             return got
+
+    def cwd_of(self, cmd: Command) -> str:
+        """The directory ``cmd`` runs in, after the ``cd``s before it in the same command line."""
+        return str(cmd.memo.get("cwd") or self.cwd)
+
+    def cwds(self, cmd: Command) -> tuple[str, ...]:
+        """Where ``cmd`` may run: after the ``cd``s before it, and (a ``cd`` inside a subshell does not
+        last) the agent's own directory."""
+        here = self.cwd_of(cmd)
+        return (here,) if here == self.cwd else (here, self.cwd)
+
+    def candidates(self, word: str, cwd: str) -> list[str]:
+        """The absolute paths a path word may name: itself, and for a glob what it matches on disk
+        (at most 64) and the directory it expands in."""
+        path = self.expand(word, cwd)
+        if path is None:
+            return []
+        if not any(ch in path for ch in "*?["):
+            return [path]
+        import glob
+        import itertools
+
+        out = [path.split("*")[0].split("?")[0].split("[")[0].rstrip("/") or "/"]
+        out += itertools.islice(glob.iglob(path), 64)
+        return out
+
+    def _track_cwd(self, commands: list[Command]) -> None:
+        cwd = self.cwd
+        for cmd in commands:
+            if cmd.name in ("cd", "pushd", "chdir"):
+                words = [a for a in cmd.args if not a.startswith("-") or a == "-"]
+                target = words[0] if words else "~"
+                if target != "-":
+                    cwd = self.expand(target, cwd) or cwd
+            if cwd != self.cwd:
+                cmd.memo["cwd"] = cwd
 
     def _rules_for(self, cmd: Command) -> list[Any]:
         rules = [*self._always, *self._by_name.get(cmd.name, ())]
@@ -245,6 +275,11 @@ class Policy:
             if bomb:
                 findings.append(bomb)
         commands, truncated = parse_bounded(text)
+        self._track_cwd(commands)
+        scripts = written_then_run(commands, self)
+        if scripts:
+            self._track_cwd(scripts)
+            commands = [*commands, *scripts]
         if truncated and "too-large" in self.active:
             findings.append(Finding("too-large", f"more than {MAX_COMMANDS} simple commands: only the first "
                                                  f"{MAX_COMMANDS} were analysed"))
@@ -269,6 +304,11 @@ class Policy:
         kind = "write" if write else "read"
         check = Check(kind, path)
         full = expand(path, self.cwd, self.home) or path
+        if write and "control-plane" in self.active:
+            hit = plane.covering(full, self.cwd)
+            if hit is not None:
+                check.findings.append(Finding("control-plane", f"{path} is part of agent-hooks' control plane "
+                                                               f"({hit.kind}): changing it could switch the guard off"))
         if write and self.agent_config_enabled:
             pattern = self.agent_config_paths.match(full)
             if pattern:

@@ -6,7 +6,9 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from .paths import broadness
+from . import plane
+from .effects import CHANGES, file_effects
+from .paths import broadness, is_relative, is_temporary
 from .shell import (
     DYNAMIC,
     INTERPRETERS,
@@ -91,21 +93,71 @@ def _short(flags: list[str], *letters: str) -> bool:
 
 
 def rm_broad(cmd: Command, pol: Policy) -> Iterator[Finding]:
-    if cmd.name != "rm":
-        return
-    flags, targets = _flags_and_operands(cmd.args)
-    if "--no-preserve-root" in flags:
+    """A recursive delete or a move-away of a broad path, whatever does it (rm -rf, mv, rsync --delete,
+    tar --remove-files, zip -m, find -delete, shutil.rmtree ...): judged on the effect."""
+    if cmd.name == "rm" and "--no-preserve-root" in cmd.args:
         yield Finding("rm-broad", "rm --no-preserve-root")
-    if not (_short(flags, "r", "R") or "--recursive" in flags):
+    for e in file_effects(cmd):
+        if not ((e.kind == "delete" and e.recursive) or e.kind == "move-away") or e.how == "find -delete":
+            continue
+        what = "recursive delete" if e.kind == "delete" else "moving away"
+        by = "" if e.how == "rm" else f" by {e.how}"
+        for cwd in pol.cwds(cmd):
+            level = broadness(e.target, cwd, pol.home)
+            if level == "variable":
+                yield Finding("rm-broad", f"{what} of {e.target}{by} (an empty variable makes it /)")
+            elif level == "project":
+                yield Finding("rm-broad", f"{what} of the project directory or above it ({e.target}){by}")
+            elif level:
+                yield Finding("rm-broad", f"{what} of a broad path ({e.target}){by}")
+            else:
+                continue
+            break
+
+
+def chmod_broad(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    """A recursive permission or ownership change of /, the home directory or a top-level directory."""
+    for e in file_effects(cmd):
+        if e.kind in ("chmod", "chown") and e.recursive:
+            for cwd in pol.cwds(cmd):
+                if broadness(e.target, cwd, pol.home) in ("root", "variable"):
+                    yield Finding("chmod-broad", f"recursive {e.how} of a broad path ({e.target})")
+                    return
+
+
+def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    """Writes to what decides agent-hooks' policy (settings, trust, hooks, its environment, the host
+    configurations it installed), and runs of our own CLI that weaken it, in any spelling."""
+    why = our_cli_weakening(cmd)
+    if why:
+        yield Finding("control-plane", f"runs agent-hooks with a command that weakens its policy "
+                                       f"({' '.join(a for a in cmd.args[:3] if not a.startswith('-'))})")
+        return
+    targets = write_targets(cmd)
+    if not targets:
         return
     for t in targets:
-        level = broadness(t, pol.cwd, pol.home)
-        if level == "variable":
-            yield Finding("rm-broad", f"recursive delete of {t} (an empty variable makes it /)")
-        elif level == "project":
-            yield Finding("rm-broad", f"recursive delete of the project directory or above it ({t})")
-        elif level:
-            yield Finding("rm-broad", f"recursive delete of a broad path ({t})")
+        for cwd in pol.cwds(cmd):
+            for path in pol.candidates(t, cwd):
+                hit = plane.covering(path, cwd)
+                if hit is not None:
+                    yield Finding("control-plane", f"{t} is part of agent-hooks' control plane ({hit.kind}): "
+                                                   f"changing it could switch the guard off")
+                    return
+
+
+def our_cli_weakening(cmd: Command) -> str | None:
+    name = cmd.name
+    raw0 = cmd.raw[0] if cmd.raw else ""
+    ours = name in ("agenthooks", "agent-hooks") or name.startswith("agent_hooks_core")
+    if not ours and "/" in raw0:
+        import os
+
+        ours = os.path.realpath(raw0) in {os.path.realpath(p) for p in plane.our_programs()} and \
+            not name.startswith(("python", "pypy"))
+    if not ours:
+        return None
+    return plane.weakening_subcommand(cmd.args)
 
 
 def find_delete(cmd: Command, pol: Policy) -> Iterator[Finding]:
@@ -124,9 +176,13 @@ def find_delete(cmd: Command, pol: Policy) -> Iterator[Finding]:
         return
     filtered = any(a in _FIND_FILTERS for a in args)
     for s in starts or ["."]:
-        level = broadness(s, pol.cwd, pol.home)
-        if level in ("root", "variable") or (level == "project" and not filtered):
-            yield Finding("find-delete", f"find deleting everything under {s}")
+        for cwd in pol.cwds(cmd):
+            level = broadness(s, cwd, pol.home)
+            if filtered and level == "root" and (is_relative(s) or is_temporary(pol.expand(s, cwd) or "")):
+                level = "project"  # a filtered find in the working directory or a temporary one
+            if level in ("root", "variable") or (level == "project" and not filtered):
+                yield Finding("find-delete", f"find deleting everything under {s}")
+                return
 
 
 def sudo(cmd: Command, pol: Policy) -> Iterator[Finding]:
@@ -191,28 +247,13 @@ def write_targets(cmd: Command) -> list[str]:
 
 
 def _write_targets(cmd: Command) -> list[str]:
-    out = [t for op, t in cmd.redirects if op in _WRITE_REDIRECTS and t and not t.isdigit()]
-    name, args = cmd.name, cmd.args
-    flags, operands = _flags_and_operands(args)
-    if name in ("rm", "unlink", "shred", "truncate", "tee", "rmdir"):
-        out += operands
-    elif name in ("cp", "install", "ln"):
-        target = next((f.split("=", 1)[1] for f in flags if f.startswith("--target-directory=")), None)
-        out += [target] if target else operands[-1:] if len(operands) > 1 else []
-    elif name == "mv":
-        out += operands
-    elif name == "sed" and any(f == "-i" or f.startswith(("-i", "--in-place")) for f in flags):
-        out += operands[1:] if not any(f in ("-e", "-f") for f in flags) else operands
-    elif name == "dd":
-        out += [a[3:] for a in args if a.startswith("of=")]
-    elif name in ("chmod", "chown", "chgrp"):
-        out += operands[1:]
-    elif name == "apply_patch":
+    out = [e.target for e in file_effects(cmd) if e.kind in CHANGES]
+    if cmd.name == "apply_patch":
         from .policy import patch_paths
 
-        for text in [*args, *(t for op, t in cmd.redirects if op == "<<<")]:
+        for text in [*cmd.args, *(t for op, t in cmd.redirects if op == "<<<")]:
             out += patch_paths(text)
-    return out
+    return list(dict.fromkeys(out))
 
 
 _UPLOAD_FLAGS = frozenset({"-d", "--data", "--data-binary", "--data-ascii", "--data-urlencode", "-F", "--form",
@@ -316,7 +357,7 @@ def device_write(cmd: Command, pol: Policy) -> Iterator[Finding]:
 
 def protected_write(cmd: Command, pol: Policy) -> Iterator[Finding]:
     for t in write_targets(cmd):
-        path = pol.expand(t)
+        path = pol.expand(t, pol.cwd_of(cmd))
         pattern = pol.write_paths.match(path) if path else None
         if pattern:
             yield Finding("protected-write", f"{t} is protected ({pattern})")
@@ -326,7 +367,7 @@ def protected_write(cmd: Command, pol: Policy) -> Iterator[Finding]:
 def _secret_read(cmd: Command, pol: Policy) -> tuple[str, str] | None:
     """``(target, pattern)`` of the first secret file ``cmd`` reads (globs such as ``.e*`` included)."""
     for t in read_targets(cmd):
-        path = pol.expand(t)
+        path = pol.expand(t, pol.cwd_of(cmd))
         if not path:
             continue
         pattern = pol.read_paths.match_glob(path) if any(ch in t for ch in "*?[") else pol.read_paths.match(path)
@@ -380,7 +421,7 @@ def secret_exfiltration(cmd: Command, pol: Policy) -> Iterator[Finding]:
 def agent_config(cmd: Command, pol: Policy) -> Iterator[Finding]:
     """Writes to agent-hooks' own settings and trust store, or to a host's hook configuration."""
     for t in write_targets(cmd):
-        path = pol.expand(t)
+        path = pol.expand(t, pol.cwd_of(cmd))
         pattern = pol.agent_config_paths.match(path) if path else None
         if pattern:
             yield Finding("agent-config", f"{t} configures agent-hooks or the agent's hooks ({pattern}): "
@@ -572,7 +613,9 @@ SCRIPT_RUNNERS = SHELLS | INTERPRETERS | {"source", ".", "eval"}
 #: "scripts" (shells and interpreters) or "all". The policy calls a rule only for those, so the
 #: cost per simple command stays flat however many rules and packs there are.
 GATES: dict[str, frozenset[str] | str] = {
-    "rm-broad": frozenset({"rm"}),
+    "rm-broad": "writes",
+    "chmod-broad": "writes",
+    "control-plane": "all",
     "find-delete": frozenset({"find"}),
     "sudo": "all",
     "chmod-777": frozenset({"chmod"}),
@@ -593,6 +636,8 @@ GATES: dict[str, frozenset[str] | str] = {
 
 RULES: dict[str, Callable[[Command, Policy], Iterator[Finding]]] = {
     "rm-broad": rm_broad,
+    "chmod-broad": chmod_broad,
+    "control-plane": control_plane,
     "find-delete": find_delete,
     "sudo": sudo,
     "chmod-777": chmod_777,
