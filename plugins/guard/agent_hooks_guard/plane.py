@@ -34,16 +34,18 @@ def _core() -> Any:
     return controlplane
 
 
-def covering(path: str, cwd: str, env: Mapping[str, str] | None = None) -> Covered | None:
-    """What protects ``path`` (absolute, or relative to ``cwd``), or None."""
+def covering(path: str, cwd: str, env: Mapping[str, str] | None = None, recursive: bool = False) -> Covered | None:
+    """What protects ``path`` (absolute, or relative to ``cwd``), or None; ``recursive``: the change
+    reaches everything below ``path`` too."""
     core = _core()
     if core is not None:
-        hit = core.covering(path, cwd=cwd, env=env)
+        hit = core.covering(path, cwd=cwd, env=env, recursive=recursive)
         return Covered(hit.path, hit.kind, hit.why) if hit is not None else None
     full = os.path.realpath(os.path.join(cwd, os.path.expanduser(path)))
     roots = tuple(os.environ.get(k) for k in ("AGENT_HOOKS_HOME", "XDG_CONFIG_HOME", "HOME"))
     for root, tree, kind, why in _fallback_set(cwd, roots):
-        if full == root or (tree and full.startswith(root.rstrip("/") + "/")):
+        if full == root or (tree and full.startswith(root.rstrip("/") + "/")) or (
+                recursive and root.startswith(full.rstrip("/") + "/")):
             return Covered(root, kind, why)
     return None
 

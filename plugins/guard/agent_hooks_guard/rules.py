@@ -133,15 +133,21 @@ def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
         yield Finding("control-plane", f"runs agent-hooks with a command that weakens its policy "
                                        f"({' '.join(a for a in cmd.args[:3] if not a.startswith('-'))})")
         return
-    targets = write_targets(cmd)
-    if not targets:
+    if not write_targets(cmd):
         return
-    for t in targets:
+    # a recursive change reaches what is below its target too; a broad target is rm-broad's to judge,
+    # and find -delete's filters decide what it reaches
+    changes = [(e.target, e.recursive and e.how != "find -delete") for e in file_effects(cmd) if e.kind in CHANGES]
+    changes += [(t, False) for t in write_targets(cmd) if all(t != c for c, _ in changes)]
+    for t, recursive in changes:
         for cwd in pol.cwds(cmd):
-            for path in pol.candidates(t, cwd):
-                hit = plane.covering(path, cwd)
+            deep = recursive and not broadness(t, cwd, pol.home)
+            for k, path in enumerate(pol.candidates(t, cwd)):
+                # a glob's first candidate is the directory it expands in: what is below it is not all hit
+                hit = plane.covering(path, cwd, recursive=deep and (k > 0 or path == pol.expand(t, cwd)))
                 if hit is not None:
-                    yield Finding("control-plane", f"{t} is part of agent-hooks' control plane ({hit.kind}): "
+                    verb = "holds" if hit.path.startswith(path.rstrip("/") + "/") else "is"
+                    yield Finding("control-plane", f"{t} {verb} agent-hooks' control plane ({hit.kind}): "
                                                    f"changing it could switch the guard off")
                     return
 
