@@ -437,16 +437,10 @@ BUILTIN: dict[str, dict[str, Any]] = {
                   "bash install.sh", "wget https://pypi.org/simple/"],
     },
     "agent-config": {
-        "description": "switching the guard off: writing agent-hooks' settings and trust store or a host's hook "
-                       "configuration, `agenthooks plugins disable|uninstall`, `agenthooks trust`, uninstalling "
-                       "agent-hooks packages",
+        "description": "switching the guard off through a host: writing a host's hook configuration, uninstalling "
+                       "agent-hooks packages (agent-hooks' own files and CLI: the control-plane rule, always on)",
         "builtin": ["agent-config"],
         "rules": [
-            {"id": "agent-config", "reason": "changes which agent-hooks plugins run or what is trusted",
-             "command": ["agenthooks", "agent-hooks"], "words": ["plugins", "disable|enable|uninstall|install"],
-             "unless": ["--help", "-h"]},
-            {"id": "agent-config", "reason": "changes which agent-hooks plugins run or what is trusted",
-             "command": ["agenthooks", "agent-hooks"], "words": ["trust|uninstall"], "unless": ["--help", "-h"]},
             {"id": "agent-config", "reason": "uninstalls agent-hooks", "command": ["pip", "pip3", "pipx", "uv"],
              "words": ["uninstall|remove", "agent-hooks*|agent_hooks*"]},
         ],
