@@ -169,6 +169,8 @@ SHELL: dict[str, list[Variant]] = {
         sh("cd ~ && rm -rf -- *", B, "rm-broad", "cd is tracked"),
         sh("bash -c 'cd && rm -rf .'", B, "rm-broad"),
         sh("chmod -R 000 ~", B, "chmod-broad"),
+        sh("cp /bin/bash /tmp/rootsh && chmod u+s /tmp/rootsh", B, "setuid"),
+        sh("chmod 4755 /tmp/sh", B, "setuid"),
         sh("chown -R nobody /", B, "chmod-broad"),
         sh("rm -rf ./dist ./build *.egg-info", A, note="a glob with a name in it is not `*`"),
         sh("rsync -a --delete build/ /tmp/site-preview/", A),
@@ -301,7 +303,8 @@ SHELL: dict[str, list[Variant]] = {
         sh("rm -rf .git", B, "protected-write"),
         sh("sed -i s/a/b/ .env", B, "protected-write"),
         sh("echo k | tee ~/.aws/credentials", B, "protected-write"),
-        sh("cp .env.example .env", B, "protected-write"),
+        sh("cp /tmp/x .env", B, "protected-write"),
+        sh("cp .env.example .env", A, note="creating a secret file from its template (it does not exist yet)"),
         sh("cat .env", B, "protected-read"),
         sh("cat ./config/../.env", B, "protected-read"),
         sh("cat ~/.ssh/id_rsa", B, "protected-read"),
@@ -511,10 +514,13 @@ PATHS: dict[str, list[Variant]] = {
 
 def _pack_variants() -> dict[str, list[Variant]]:
     """Every built-in pack's own examples (``packs.BUILTIN``): what it blocks and what it lets through."""
+    from agent_hooks_guard.defaults import OFF_BY_DEFAULT
     from agent_hooks_guard.packs import builtin_packs
 
     out: dict[str, list[Variant]] = {}
     for name, pack in builtin_packs().items():
+        if name in OFF_BY_DEFAULT:
+            continue  # off by default: test_guard_effects.py turns it on
         out[f"pack {name}: {pack.description}"] = (
             [sh(c, B, note=f"pack {name}") for c in pack.block] + [sh(c, A, note=f"pack {name}") for c in pack.allow])
     return out

@@ -192,7 +192,7 @@ def make_app() -> typer.Typer:
         pol = current_policy(ctx)
         rows: list[dict[str, Any]] = []
         for pack in pol.packs.values():
-            off = pack.name in pol._config["disable_packs"]
+            off = pack.name in pol.off_packs
             rows.append({"name": pack.name, "enabled": not off, "source": pack.source,
                          "description": pack.description, "rules": pack.rule_ids,
                          "block": pack.block, "allow": pack.allow})

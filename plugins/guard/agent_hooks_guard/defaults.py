@@ -17,6 +17,7 @@ RULES: dict[str, str] = {
     "find-delete": "find -delete / -exec rm over /, ~ or a top-level directory (or the project without a filter)",
     "sudo": "privilege escalation: sudo, doas, su, pkexec, run0",
     "chmod-777": "chmod that makes files world-writable (777, 666, o+w, a+rwx)",
+    "setuid": "chmod that makes a program set-uid or set-gid (u+s, 4755)",
     "pipe-to-shell": "downloaded or decoded text run by a shell (curl ... | sh, sh -c \"$(curl ...)\", bash <(wget ...))",
     "mkfs": "formatting a filesystem (mkfs*, mke2fs, mkswap, wipefs)",
     "device-write": "writing to a device: dd of=/dev/sda, > /dev/nvme0n1, shred /dev/...",
@@ -39,6 +40,8 @@ RULES: dict[str, str] = {
 }
 
 PROTECTED_BRANCHES = ["main", "master"]
+#: packs that are off unless `enable_packs` names them (judgement calls decided the strict way)
+OFF_BY_DEFAULT = ("strict",)
 
 _KEYS = ["id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks",
          "*.keystore"]
@@ -48,11 +51,20 @@ _CREDENTIALS = [".netrc", ".npmrc", ".pypirc", ".git-credentials", ".aws/credent
 
 #: system files and directories: accounts, sudoers, boot, binaries, cron
 _SYSTEM = ["/etc/", "/boot/", "/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/lib/", "/lib/", "/lib64/",
-           "/var/spool/cron/", "/System/", "/Library/LaunchDaemons/"]
-PROTECT_WRITE = [".env", ".env.*", ".git/", "~/.ssh/", *_KEYS, *_CREDENTIALS,
-                 "~/.bashrc", "~/.bash_profile", "~/.zshrc", "~/.profile", *_SYSTEM]
+           "/var/spool/cron/", "/System/", "/Library/LaunchDaemons/", "/var/log/", "/proc/sysrq-trigger",
+           "/proc/sys/", "/sys/"]
+#: files a shell or the desktop runs at login: writing one is persistence
+_STARTUP = ["~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_logout", "~/.zshrc", "~/.zshenv", "~/.zprofile",
+            "~/.zlogin", "~/.profile", "~/.config/fish/config.fish", "~/.config/autostart/", "~/.config/systemd/user/",
+            "~/Library/LaunchAgents/"]
+#: where secrets are that no file name says: process environments, password hashes, browser stores
+_SECRET_PLACES = ["/proc/*/environ", "/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "~/.aws/",
+                  "logins.json", "key4.db", "cookies.sqlite", "Login Data", "Cookies", "~/.mozilla/",
+                  "~/.config/google-chrome/", "~/.config/chromium/", "~/.config/BraveSoftware/",
+                  "~/Library/Application Support/Google/Chrome/", "~/Library/Keychains/"]
+PROTECT_WRITE = [".env", ".env.*", ".git/", "~/.ssh/", *_KEYS, *_CREDENTIALS, *_STARTUP, *_SYSTEM]
 PROTECT_READ = [".env", ".env.*", "~/.ssh/", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "*.key", "*.p12",
-                "*.pfx", *_CREDENTIALS]
+                "*.pfx", *_CREDENTIALS, *_SECRET_PLACES]
 #: templates (and copies of them: `.env.sample.bak`) hold no secrets
 _ENV_TEMPLATES = [".env.example", ".env.sample", ".env.template", ".env.dist", ".env.example.*", ".env.sample.*",
                   ".env.template.*", ".env.dist.*"]
@@ -98,6 +110,7 @@ DEFAULTS: dict[str, object] = {
     "ask": True,
     "disable_rules": [],
     "disable_packs": [],
+    "enable_packs": [],
     "packs": {},
     "max_command_bytes": MAX_COMMAND_BYTES,
     "deny_commands": [],

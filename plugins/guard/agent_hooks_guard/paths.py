@@ -210,6 +210,10 @@ class PathRules:
                     return pattern
         return None
 
+    def allowed(self, path: str) -> bool:
+        """Whether ``path`` is one of the exceptions (a template such as ``.env.example``)."""
+        return any(rx.search(path) for _, rx in self.allow)
+
     def match_glob(self, path: str) -> str | None:
         return _match_glob(self, path)
 

@@ -89,7 +89,8 @@ class Policy:
         self.max_bytes: int = int(c["max_command_bytes"])
         disabled = set(c["disable_rules"])
         self.packs, self.pack_problems = all_packs(c["packs"])
-        off_packs = set(c["disable_packs"])
+        off_packs = set(c["disable_packs"]) | (set(defaults.OFF_BY_DEFAULT) - set(c.get("enable_packs", ())))
+        self.off_packs = off_packs
         #: rule id -> pack name (explain says which pack to turn off)
         self.rule_pack: dict[str, str] = {}
         active: set[str] = set(CORE_RULES) - disabled
@@ -294,6 +295,8 @@ class Policy:
                 if f not in findings:
                     findings.append(f)
                     lines[f] = line
+        if "strict" in self.off_packs:
+            findings = _judged(findings, lines, commands)
         if "pipe-to-shell" in self.active:
             ran = download_then_run(commands)
             if ran and ran not in findings:
@@ -364,6 +367,25 @@ class Policy:
         if self.redactor is None:
             return text, []
         return self.redactor.redact(text)
+
+
+def _stashed_before(line: str, commands: list[Command]) -> bool:
+    """Whether a ``git stash`` (or commit) runs before the command ``line`` in the same command line."""
+    for cmd in commands:
+        if " ".join(cmd.argv) == line:
+            return False
+        if cmd.name == "git":
+            words = [a for a in cmd.args if not a.startswith("-")]
+            if words[:1] == ["commit"] or (words[:1] == ["stash"] and words[1:2] in ([], ["push"], ["save"])):
+                return True
+    return False
+
+
+def _judged(findings: list[Finding], lines: dict[Finding, str], commands: list[Command]) -> list[Finding]:
+    """The judgement calls of the guard README, decided the lenient way (the strict pack keeps them):
+    a hard reset right after a stash or a commit loses nothing."""
+    return [f for f in findings if not (f.rule == "git-reset-hard" and f in lines
+                                        and _stashed_before(lines[f], commands))]
 
 
 def command_text(arguments: Mapping[str, Any]) -> str | Finding | None:

@@ -241,7 +241,45 @@ def pipe_to_shell(cmd: Command, pol: Policy) -> Iterator[Finding]:
 
 def mkfs(cmd: Command, pol: Policy) -> Iterator[Finding]:
     if cmd.name.startswith("mkfs") or cmd.name in ("mke2fs", "mkswap", "wipefs", "mkdosfs", "mkntfs"):
+        _, operands = _flags_and_operands(cmd.args)
+        files = [o for o in operands if not o.isdigit() and not re.fullmatch(r"\d+[KMGTkmgt]?", o)]
+        if files and all(_image_file(f, pol.cwd_of(cmd)) for f in files):
+            return  # formatting an image file is making a disk image, not wiping a disk
         yield Finding("mkfs", f"formats a filesystem ({cmd.name})")
+
+
+def _image_file(word: str, cwd: str) -> bool:
+    """A path that names a regular file (or none yet), never a device: ``disk.img``, ``/tmp/x.img``."""
+    import os
+
+    if word.startswith("/dev/") or "$" in word:
+        return False
+    path = os.path.realpath(os.path.join(cwd, os.path.expanduser(word)))
+    if path.startswith("/dev/"):
+        return False
+    try:
+        import stat
+
+        mode = os.stat(path).st_mode
+    except OSError:
+        return True  # nothing there yet: mkfs.ext4 -F new.img creates a file
+    return stat.S_ISREG(mode)
+
+
+_SETUID_NUMERIC = re.compile(r"^[0-7]?([2-7])[0-7]{3}$")
+
+
+def setuid(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    """chmod u+s / g+s / 4755: a program that runs with its owner's privileges."""
+    if cmd.name != "chmod":
+        return
+    _, operands = _flags_and_operands(cmd.args)
+    if not operands:
+        return
+    mode = operands[0]
+    m = _SETUID_NUMERIC.match(mode)
+    if (m and int(m.group(1)) & 6) or re.search(r"(?:^|,)[ugoa]*[+=][rwxXt]*s", mode):
+        yield Finding("setuid", f"chmod {mode} makes a program run with its owner's privileges (set-uid/gid)")
 
 
 def write_targets(cmd: Command) -> list[str]:
@@ -334,9 +372,12 @@ def read_targets(cmd: Command) -> list[str]:
 def _read_targets(cmd: Command) -> list[str]:
     out = [t for op, t in cmd.redirects if op == "<" and t]
     name = cmd.name
-    if name in _DISPLAY:
+    if name in ("cp", "scp", "rsync", "install"):
         _, operands = _flags_and_operands(cmd.args)
-        out += operands
+        out += operands[:-1]  # the last one is where the copy goes, not what it reads
+    elif name in _DISPLAY or name in ("sqlite3", "strings"):
+        _, operands = _flags_and_operands(cmd.args)
+        out += operands[:1] if name == "sqlite3" else operands
     elif name == "dd":
         out += [a[3:] for a in cmd.args if a.startswith("if=")]
     elif name in ("source", "."):
@@ -346,7 +387,7 @@ def _read_targets(cmd: Command) -> list[str]:
     elif name in _ARCHIVERS:
         _, operands = _flags_and_operands(cmd.args)
         out += operands[1:] if name in ("zip", "7z", "7za", "rar") else operands
-    elif name in ("scp", "rsync", "sftp"):
+    elif name == "sftp":
         _, operands = _flags_and_operands(cmd.args)
         out += operands[:-1]
     elif name in DOWNLOADERS or name in ("wget", "http", "https", "xh"):
@@ -355,6 +396,11 @@ def _read_targets(cmd: Command) -> list[str]:
 
 
 def device_write(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    if cmd.name == "dd" and any(a.startswith("of=") and "$(" in a for a in cmd.args) and any(
+            s.name in ("lsblk", "ls", "fdisk", "blkid", "find", "sfdisk", "parted", "df") for s in
+            [*cmd.subs, *(u for sub in cmd.subs for u in sub.upstream())]):
+        yield Finding("device-write", "writes to a disk named by a command at run time (dd of=$(...))")
+        return
     for t in write_targets(cmd):
         if t.startswith("/dev/") and not _SAFE_DEVICES.match(t):
             yield Finding("device-write", f"writes to the device {t}")
@@ -362,12 +408,31 @@ def device_write(cmd: Command, pol: Policy) -> Iterator[Finding]:
 
 
 def protected_write(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    created = _created_from_template(cmd, pol)
     for t in write_targets(cmd):
+        if t == created:
+            continue
         path = pol.expand(t, pol.cwd_of(cmd))
         pattern = pol.write_paths.match(path) if path else None
         if pattern:
             yield Finding("protected-write", f"{t} is protected ({pattern})")
             return
+
+
+def _created_from_template(cmd: Command, pol: Policy) -> str | None:
+    """``cp .env.example .env`` where ``.env`` does not exist yet: the destination, else None.
+    Creating a secret file from its template loses nothing; overwriting an existing one would."""
+    import os
+
+    if cmd.name != "cp" or cmd.redirects:
+        return None
+    _, operands = _flags_and_operands(cmd.args)
+    if len(operands) != 2:
+        return None
+    src, dest = (pol.expand(o, pol.cwd_of(cmd)) for o in operands)
+    if not src or not dest or os.path.lexists(dest) or not pol.write_paths.allowed(src):
+        return None
+    return operands[1]
 
 
 def _secret_read(cmd: Command, pol: Policy) -> tuple[str, str] | None:
@@ -392,9 +457,21 @@ def protected_read(cmd: Command, pol: Policy) -> Iterator[Finding]:
 NET_SENDERS = frozenset({"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "sftp", "ftp",
                          "tftp", "http", "https", "xh", "httpie", "openssl", "rsync", "mail", "sendmail", "mutt",
                          "gh", "aws", "gsutil", "rclone", "s3cmd", "invoke-webrequest", "iwr", "irm",
-                         "invoke-restmethod"})
+                         "invoke-restmethod", "dig", "nslookup", "host", "drill", "delv", "ping"})
 _ENV_DUMPERS = frozenset({"env", "printenv", "set", "export", "declare", "compgen", "get-childitem", "gci"})
 _SECRET_NAME = re.compile(r"(?i)key|token|secret|pass|cred|auth|session|cookie")
+#: a variable whose name says it holds a secret (``$AWS_SECRET_ACCESS_KEY``, ``${GITHUB_TOKEN}``)
+_SECRET_VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CRED|"
+                         r"CREDENTIALS|AUTH|COOKIE|SESSION)[A-Za-z0-9_]*)\b", re.I)
+
+
+def _secret_variable(cmd: Command) -> str | None:
+    for w in cmd.argv[1:]:
+        if "$" in w:
+            m = _SECRET_VAR.search(w)
+            if m:
+                return m.group(1)
+    return None
 
 
 def _dumps_environment(cmd: Command) -> bool:
@@ -414,6 +491,11 @@ def secret_exfiltration(cmd: Command, pol: Policy) -> Iterator[Finding]:
     sources = [*cmd.upstream(), *cmd.subs]
     for sub in cmd.subs:
         sources += sub.upstream()
+    for c in (cmd, *sources):
+        var = _secret_variable(c)
+        if var:
+            yield Finding("secret-exfiltration", f"sends ${var} over the network ({cmd.name})")
+            return
     for src in sources:
         if _dumps_environment(src):
             yield Finding("secret-exfiltration", f"sends the environment ({src.name}) over the network ({cmd.name})")
@@ -625,6 +707,7 @@ GATES: dict[str, frozenset[str] | str] = {
     "find-delete": frozenset({"find"}),
     "sudo": "all",
     "chmod-777": frozenset({"chmod"}),
+    "setuid": frozenset({"chmod"}),
     "pipe-to-shell": "scripts",
     "mkfs": "all",
     "device-write": "writes",
@@ -647,6 +730,7 @@ RULES: dict[str, Callable[[Command, Policy], Iterator[Finding]]] = {
     "find-delete": find_delete,
     "sudo": sudo,
     "chmod-777": chmod_777,
+    "setuid": setuid,
     "pipe-to-shell": pipe_to_shell,
     "mkfs": mkfs,
     "device-write": device_write,
