@@ -157,7 +157,7 @@ def _effects(cmd: Command) -> list[Effect]:
     elif name in _EDITORS:
         out += [Effect("overwrite", t, False, name) for t in ops if not t.startswith("+")]
     elif name == "dd":
-        out += [Effect("overwrite", a[3:], False, "dd") for a in args if a.startswith("of=")]
+        out += [Effect("overwrite", a[3:], False, "dd") for a in args if a.startswith("of=") and len(a) > 3]
     elif name in ("chmod", "chown", "chgrp"):
         rec = _short(flags, "R") or "--recursive" in flags
         kind = "chmod" if name == "chmod" else "chown"

@@ -48,7 +48,7 @@ _LITERAL = re.compile(r"\s*\(?\s*(" + _STR + r")")
 _LIST = re.compile(r"\s*\(?\s*\[([^\]]{0,4096})\]")
 _STRINGS = re.compile(_STR)
 _HOME_EXPR = re.compile(
-    r"""\s*\(?\s*(?:os\.path\.expanduser\(\s*(['"])(~[^'"]*)\1\s*\)|(?:pathlib\.)?Path\.home\(\)|os\.homedir\(\)"""
+    r"""\s*\(?\s*(?:os\.path\.expanduser\(\s*(['"])(~[^'"]*)\1\s*\)|(?:pathlib\.)?Path\.home\(\)|(?:require\(\s*['"](?:node:)?os['"]\s*\)|os)\.homedir\(\)"""
     r"""|os\.environ\[\s*['"]HOME['"]\s*\]|os\.getenv\(\s*['"]HOME['"]\s*\)|process\.env\.HOME|ENV\[\s*['"]HOME['"]\s*\]"""
     r"""|\$ENV\{\s*['"]?HOME['"]?\s*\}|Dir\.home|getenv\(\s*['"]HOME['"]\s*\)|\$_SERVER\[\s*['"]HOME['"]\s*\])"""
     r"""(?:\s*(?:/|\+)\s*(['"])([^'"]*)\3)?""")
@@ -148,7 +148,7 @@ _LANGS: dict[str, _Lang] = {
         shell=_rx(r"\b(?:execSync|exec|spawnSync|spawn|execFileSync|execFile|\$)(?=\s*\()|\bBun\.spawn(?:Sync)?\b"
                   r"|\bDeno\.Command\b"),
         code_eval=_rx(r"(?<![\w.])(?:eval|Function)(?=\s*\()"),
-        delete_tree=_rx(r"\b(?:rmSync|rmdirSync|rm|rmdir)(?=\s*\([^)]{0,4096}recursive\s*:\s*true)"),
+        delete_tree=_rx(r"\b(?:rmSync|rmdirSync|rm|rmdir)(?=\s*\((?:[^()]|\([^()]{0,256}\)){0,4096}recursive\s*:\s*true)"),
         delete=_rx(r"\b(?:unlinkSync|unlink|rmSync)(?=\s*\()"),
         write=_rx(r"\b(?:writeFileSync|appendFileSync|writeFile|appendFile|createWriteStream)(?=\s*\()"),
         read=_rx(r"\b(?:readFileSync|readFile|createReadStream)(?=\s*\()"),
@@ -310,6 +310,13 @@ def interpreter(cmd: Command) -> Iterator[Derived]:
     flag = next((a for a in cmd.args if a.startswith("-")), "")
     via = f"{cmd.name} {flag}".strip() if codes and lang != "awk" else cmd.name
     for code in codes:
+        if lang == "python":
+            from .pyast import python_calls
+
+            got = python_calls(code[:CODE_LIMIT], via)
+            if got is not None:  # Python 3 that parses: read as Python, not by pattern
+                yield from got
+                continue
         yield from _calls(lang, code, via, 0)
 
 

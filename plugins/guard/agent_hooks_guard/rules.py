@@ -396,7 +396,7 @@ def _read_targets(cmd: Command) -> list[str]:
 
 
 def device_write(cmd: Command, pol: Policy) -> Iterator[Finding]:
-    if cmd.name == "dd" and any(a.startswith("of=") and "$(" in a for a in cmd.args) and any(
+    if cmd.name == "dd" and any(a == "of=" or (a.startswith("of=") and "$(" in a) for a in cmd.args) and any(
             s.name in ("lsblk", "ls", "fdisk", "blkid", "find", "sfdisk", "parted", "df") for s in
             [*cmd.subs, *(u for sub in cmd.subs for u in sub.upstream())]):
         yield Finding("device-write", "writes to a disk named by a command at run time (dd of=$(...))")
@@ -710,7 +710,7 @@ GATES: dict[str, frozenset[str] | str] = {
     "setuid": frozenset({"chmod"}),
     "pipe-to-shell": "scripts",
     "mkfs": "all",
-    "device-write": "writes",
+    "device-write": "all",
     "force-push": frozenset({"git"}),
     "protected-write": "writes",
     "protected-read": "reads",
