@@ -136,9 +136,7 @@ class _Reader:
     def walk(self, tree: ast.AST) -> None:
         from .indirect import Derived
 
-        count = 0
-        for node in ast.walk(tree):
-            count += 1
+        for count, node in enumerate(ast.walk(tree), start=1):
             if count > MAX_NODES:
                 self.out.append(Derived("dynamic", text=f"{self.via} is too large to read", via=self.via))
                 return
@@ -202,7 +200,7 @@ class _Reader:
             else:
                 self.out.append(Derived("dynamic", text=f"{via} deletes recursively a path computed at run time",
                                         via=via))
-        elif name in _DELETE or name.endswith((".unlink", ".rmdir")) and name.startswith("pathlib.Path"):
+        elif name in _DELETE or (name.endswith((".unlink", ".rmdir")) and name.startswith("pathlib.Path")):
             if isinstance(target, str):
                 self.out.append(Derived("argv", argv=("rm", target), via=via))
         elif name in _MOVE or name in _COPY:
