@@ -193,3 +193,16 @@ def _effects(cmd: Command) -> list[Effect]:
     elif name == "patch":
         out += [Effect("overwrite", t, False, "patch") for t in ops[:1]]
     return out
+
+
+def describe(cmd: Command) -> list[str]:
+    """What ``cmd`` does, in words (``guard explain``): its file effects, the network it reaches,
+    and where it came from when another command runs it."""
+    from .rules import NET_SENDERS
+
+    out = []
+    for e in file_effects(cmd):
+        out.append(f"{e.kind}{' (recursive)' if e.recursive else ''} {e.target}" + (f" by {e.how}" if e.how else ""))
+    if cmd.name in NET_SENDERS:
+        out.append(f"network: {cmd.name}")
+    return out

@@ -57,6 +57,8 @@ class Check:
     findings: list[Finding] = field(default_factory=list)
     lines: dict[Finding, str] = field(default_factory=dict)
     """for shell findings: the simple command (wrappers removed) each came from, for allow_commands"""
+    commands: list[Command] = field(default_factory=list)
+    """for shell checks: every simple command judged (``guard explain`` shows their effects)"""
 
     @property
     def reason(self) -> str:
@@ -301,7 +303,7 @@ class Policy:
             ran = download_then_run(commands)
             if ran and ran not in findings:
                 findings.append(ran)
-        return Check("shell", subject, findings, lines)
+        return Check("shell", subject, findings, lines, commands)
 
     def check_path(self, path: str, write: bool) -> Check:
         kind = "write" if write else "read"
