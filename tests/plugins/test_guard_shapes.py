@@ -253,14 +253,18 @@ def test_the_user_settings_trust_store_and_hooks_are_protected(tmp_path: Path, _
 def test_explain_says_rule_pack_why_and_how_to_allow(tmp_path: Path) -> None:
     r = _agenthooks(tmp_path, "guard", "explain", "python3 -c \"import shutil; shutil.rmtree('/')\"")
     assert r.returncode == 0, r.stderr
-    assert "rule rm-broad (pack filesystem): recursive delete of a broad path (/) (run by python3 -c)" in r.stdout
-    assert "allow_commands = ['^rm \\-rf /$']" in r.stdout and 'disable_packs = ["filesystem"]' in r.stdout
+    flat = " ".join(r.stdout.split())  # wrapped at 80 columns
+    assert "rule rm-broad (pack filesystem): recursive delete of a broad path (/) (run by python3 -c)" in flat
+    assert "allow_commands = ['^rm \\-rf /$']" in flat and 'disable_packs = ["filesystem"]' in flat
+    assert "does: rm -rf / (run by python3 -c)" in r.stdout and "- delete (recursive) / by rm" in r.stdout
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
     r = _agenthooks(tmp_path, "guard", "explain", "--json", 'eval "$(python3 gen.py)"')
     finding = json.loads(r.stdout)["findings"][0]
     assert finding["rule"] == "dynamic-exec" and finding["pack"] == "indirection"
     assert "blocked in enforce mode, asked with a UI" in finding["policy"]
     r = _agenthooks(tmp_path, "guard", "explain", "--json", "ls -la")
-    assert json.loads(r.stdout) == {"command": "ls -la", "decision": "allow", "mode": "enforce", "findings": []}
+    assert json.loads(r.stdout) == {"command": "ls -la", "decision": "allow", "mode": "enforce", "effects": [],
+                                    "findings": []}
 
 
 def test_test_pins_a_policy_and_exits_1_on_a_mismatch(tmp_path: Path) -> None:
