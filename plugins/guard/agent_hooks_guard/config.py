@@ -34,8 +34,9 @@ class PackRule(BaseModel):
     flags: list[str] = Field(default_factory=list, description="any of these options (-f matches inside -rf)")
     unless: list[str] = Field(default_factory=list, description="options that make it harmless")
     match: str | None = Field(None, description="a regex searched (case-insensitively) in the arguments")
+    unless_match: str | None = Field(None, description="a regex that, found in the arguments, makes it harmless")
 
-    @field_validator("match")
+    @field_validator("match", "unless_match")
     @classmethod
     def _match(cls, value: str | None) -> str | None:
         return None if value is None else _regex(value)
