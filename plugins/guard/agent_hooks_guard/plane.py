@@ -34,6 +34,16 @@ def _core() -> Any:
     return controlplane
 
 
+_ENV_PREFIXES = ("AGENT_HOOKS_", "XDG_")
+_ENV_SUFFIXES = ("HOME", "_DIR", "PATH")
+
+
+def relevant_env() -> dict[str, str]:
+    """The variables the protected set is derived from (roots of settings, hosts' configuration
+    directories, PATH): a small mapping, so a lookup does not walk the whole environment."""
+    return {k: v for k, v in os.environ.items() if k.startswith(_ENV_PREFIXES) or k.endswith(_ENV_SUFFIXES)}
+
+
 def covering(path: str, cwd: str, env: Mapping[str, str] | None = None, recursive: bool = False) -> Covered | None:
     """What protects ``path`` (absolute, or relative to ``cwd``), or None; ``recursive``: the change
     reaches everything below ``path`` too."""
@@ -48,6 +58,14 @@ def covering(path: str, cwd: str, env: Mapping[str, str] | None = None, recursiv
                 recursive and root.startswith(full.rstrip("/") + "/")):
             return Covered(root, kind, why)
     return None
+
+
+def exact_paths(cwd: str, env: Mapping[str, str] | None = None) -> frozenset[str] | None:
+    """Every protected path itself (files and tree roots), or None without the core's set."""
+    core = _core()
+    if core is None:
+        return None
+    return frozenset(p.path for p in core.protected_paths(cwd=cwd, env=env))
 
 
 def weakening_subcommand(args: Sequence[str]) -> str | None:

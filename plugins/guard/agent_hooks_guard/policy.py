@@ -130,6 +130,10 @@ class Policy:
                 for name in gate:
                     self._by_name.setdefault(name, []).append(fn)
         self._expanded: dict[str, str | None] = {}
+        self._covering: dict[tuple[str, str, bool], plane.Covered | None] = {}
+        self._plane_env: dict[str, str] | None = None
+        self._free_dirs: dict[tuple[str, str, bool], str | None] = {}
+        self._exact: dict[str, frozenset[str]] = {}
         self.fork_bombs = "fork-bomb" in active
         self.paths_enabled = {"write": "protected-write" in active, "read": "protected-read" in active}
         self.agent_config_enabled = "agent-config" in active
@@ -196,6 +200,43 @@ class Policy:
             got = self._expanded[key] = expand(word, cwd, self.home)
             return got
 
+    def covering(self, path: str, cwd: str, recursive: bool = False) -> plane.Covered | None:
+        """``plane.covering``, remembered for the command line being checked (it names the same
+        paths again and again) and with the environment read once per check."""
+        key = (path, cwd, recursive)
+        memo = self._covering
+        if key not in memo:
+            if len(memo) > 4096:
+                memo.clear()
+            if self._plane_env is None:
+                self._plane_env = plane.relevant_env()
+            memo[key] = None if not recursive and self._plainly_free(path, cwd) else plane.covering(
+                path, cwd, self._plane_env, recursive=recursive)
+        return memo[key]
+
+    def _plainly_free(self, path: str, cwd: str) -> bool:
+        """A cheap proof that ``path`` is not protected: its directory (as written and resolved) is in
+        no protected tree, it is no symlink, and neither it nor its resolved twin is a protected
+        path itself. One look-up per directory instead of one per file: a line of a thousand
+        writes costs a thousand ``lstat`` calls, not a thousand protected-set look-ups."""
+        parent, base = os.path.split(path)
+        if not base or not parent.startswith("/"):
+            return False
+        key = (parent, cwd, True)
+        real = self._free_dirs.get(key, "")
+        if real == "":
+            covered = plane.covering(parent, cwd, self._plane_env)
+            real = None if covered is not None else os.path.realpath(parent)
+            self._free_dirs[key] = real
+        if real is None:
+            return False
+        exact = self._exact.get(cwd)
+        if exact is None:
+            exact = self._exact[cwd] = plane.exact_paths(cwd, self._plane_env) or frozenset({"<no core>"})
+        if "<no core>" in exact or path in exact or os.path.join(real, base) in exact:
+            return False
+        return not os.path.islink(path)
+
     def cwd_of(self, cmd: Command) -> str:
         """The directory ``cmd`` runs in, after the ``cd``s before it in the same command line."""
         return str(cmd.memo.get("cwd") or self.cwd)
@@ -258,6 +299,8 @@ class Policy:
 
     def check_command(self, text: str, branch: Callable[[], str | None] | None = None) -> Check:
         self._branch, self._branch_value = branch, None
+        # the file system and settings may have changed since the last check
+        self._covering, self._plane_env, self._free_dirs, self._exact = {}, None, {}, {}
         findings: list[Finding] = []
         subject = text
         # characters <= bytes: past the limit in characters it is past it in bytes, no need to encode 50 MB
@@ -310,7 +353,7 @@ class Policy:
         check = Check(kind, path)
         full = expand(path, self.cwd, self.home) or path
         if write and "control-plane" in self.active:
-            hit = plane.covering(full, self.cwd)
+            hit = plane.covering(full, self.cwd, plane.relevant_env())
             if hit is not None:
                 check.findings.append(Finding("control-plane", f"{path} is part of agent-hooks' control plane "
                                                                f"({hit.kind}): changing it could switch the guard off"))

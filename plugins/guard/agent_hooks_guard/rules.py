@@ -144,7 +144,7 @@ def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
             deep = recursive and not broadness(t, cwd, pol.home)
             for k, path in enumerate(pol.candidates(t, cwd)):
                 # a glob's first candidate is the directory it expands in: what is below it is not all hit
-                hit = plane.covering(path, cwd, recursive=deep and (k > 0 or path == pol.expand(t, cwd)))
+                hit = pol.covering(path, cwd, recursive=deep and (k > 0 or path == pol.expand(t, cwd)))
                 if hit is not None:
                     verb = "holds" if hit.path.startswith(path.rstrip("/") + "/") else "is"
                     yield Finding("control-plane", f"{t} {verb} agent-hooks' control plane ({hit.kind}): "

@@ -446,7 +446,7 @@ def with_positional(text: str, params: list[str]) -> str:
 
 def expand_braces(word: str) -> list[str]:
     """Brace expansion as bash does it (``{~,/tmp/x}`` -> ``~``, ``/tmp/x``), at most MAX_BRACE_WORDS words."""
-    if "{" not in word or "," not in word:
+    if "{" not in word or "," not in word or len(word) > 4096:
         return [word]
     out = [word]
     for _ in range(8):
@@ -654,7 +654,12 @@ class _Parser:
         expanded: list[str] = []
         budget = self.budget
         if words and budget.aliases and words[0] in budget.aliases and words[0] not in budget.calling:
-            words = [*tokenize(budget.aliases[words[0]]), *words[1:]]
+            value = budget.aliases[words[0]]
+            budget.chars_left -= len(value)  # every use is read again: it counts like nested text
+            if budget.chars_left < 0:
+                budget.truncated = True
+                return None
+            words = [*tokenize(value), *words[1:]]
         for w in [b for word in words for b in expand_braces(word)]:
             x = self._expand(w)
             # c='rm -rf /'; $c : an unquoted variable splits into words (quoted or not, judge the words)

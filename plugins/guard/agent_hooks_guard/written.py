@@ -12,7 +12,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from .indirect import language, static_output
-from .shell import SHELLS, Command, parse_bounded
+from .shell import MAX_COMMANDS, SHELLS, Command, parse_bounded
 
 if TYPE_CHECKING:
     from .policy import Policy
@@ -57,6 +57,7 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
     written: dict[str, str | None] = {}
     out: list[Command] = []
     scripts = 0
+    left = MAX_COMMANDS - len(commands)  # scripts share the command line's budget of simple commands
     for cmd in commands:
         targets = [(op, t) for op, t in cmd.redirects if op in _WRITES and t]
         if cmd.name == "tee":
@@ -73,7 +74,7 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
                     written[path] = before + "\n" + text
                 else:
                     written[path] = text
-        if not written or scripts >= MAX_SCRIPTS:
+        if not written or scripts >= MAX_SCRIPTS or left <= 0:
             continue
         run = _runs(cmd)
         if run is None:
@@ -85,11 +86,13 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
         how = run[1] or _by_first_line(text)
         scripts += 1
         via = f"{run[0]}, written earlier in the same command"
+        limit = min(SCRIPT_COMMANDS, left)
         if how == "shell":
-            found, _ = parse_bounded(text, SCRIPT_COMMANDS)
+            found, _ = parse_bounded(text, limit)
         else:
-            found, _ = parse_bounded(f"{how} {_CODE_FLAG.get(how, '-e')} {shlex.quote(text)}", SCRIPT_COMMANDS)
+            found, _ = parse_bounded(f"{how} {_CODE_FLAG.get(how, '-e')} {shlex.quote(text)}", limit)
             found = found[1:]  # the interpreter itself is the command already judged
+        left -= len(found) + 1
         for c in found:
             c.via = c.via or via
             c.wrappers = [*cmd.wrappers, *c.wrappers]
