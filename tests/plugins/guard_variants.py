@@ -171,6 +171,7 @@ SHELL: dict[str, list[Variant]] = {
         sh("chmod -R 000 ~", B, "chmod-broad"),
         sh("cp /bin/bash /tmp/rootsh && chmod u+s /tmp/rootsh", B, "setuid"),
         sh("chmod 4755 /tmp/sh", B, "setuid"),
+        sh("systemd-run --on-calendar=hourly rm -rf /srv", B, "schedule"),
         sh("chown -R nobody /", B, "chmod-broad"),
         sh("rm -rf ./dist ./build *.egg-info", A, note="a glob with a name in it is not `*`"),
         sh("rsync -a --delete build/ /tmp/site-preview/", A),

@@ -47,6 +47,23 @@ SAME_EFFECT = [
     ("function wipe { rm -rf \"$@\"; }; wipe /", "rm-broad"),
     ("sh -c 'rm -rf \"$0\"' ~", "rm-broad"),
     ("toybox rm -rf ~", "rm-broad"),
+    ("for d in ~ /; do rm -rf $d; done", "rm-broad"),
+    # what runs through another program's options or as its argument
+    ("script -qc 'rm -rf ~' /dev/null", "rm-broad"),
+    ("chronic rm -rf ~", "rm-broad"),
+    ("watch -n1 rm -rf ~", "rm-broad"),
+    ("systemd-run --user rm -rf ~", "rm-broad"),
+    ("parallel rm -rf ::: ~", "rm-broad"),
+    ("sed -n '1e rm -rf ~' x", "rm-broad"),
+    ("sed 's/.*/rm -rf ~/e' x", "dynamic-exec"),
+    ("tar -cf /dev/null x --checkpoint=1 --checkpoint-action=exec='rm -rf ~'", "rm-broad"),
+    ("tar -xf x.tar --to-command='sh -c \"rm -rf ~\"'", "rm-broad"),
+    ("rsync -e 'sh -c \"rm -rf ~\"' a b:", "rm-broad"),
+    ("vim -c '!rm -rf ~' -c q", "rm-broad"),
+    ("ssh localhost 'rm -rf ~'", "rm-broad"),
+    ("lua -e 'os.execute(\"rm -rf ~\")'", "rm-broad"),
+    ("echo 'exec rm -rf ~' | tclsh", "rm-broad"),
+    ("echo 'file delete -force /' | tclsh", "rm-broad"),
     # recursive permission changes
     ("chmod -R 000 ~", "chmod-broad"),
     ("chown -R nobody:nogroup /", "chmod-broad"),
@@ -139,6 +156,14 @@ ORDINARY = [
     "dig example.com",
     "crontab -l",
     "f() { echo hi; }; f",
+    "sed -i 's/a/b/' x.txt",
+    "sed '/^e/d' f",
+    "watch -n 5 kubectl get pods",
+    "for f in *.py; do echo $f; done",
+    "ssh -p 22 host 'ls -la'",
+    "rsync -e ssh -a src/ host:dst/",
+    "tar -xzf a.tgz",
+    "parallel gzip ::: *.log",
 ]
 
 

@@ -18,6 +18,7 @@ RULES: dict[str, str] = {
     "sudo": "privilege escalation: sudo, doas, su, pkexec, run0",
     "chmod-777": "chmod that makes files world-writable (777, 666, o+w, a+rwx)",
     "setuid": "chmod that makes a program set-uid or set-gid (u+s, 4755)",
+    "schedule": "a command handed to a systemd timer (crontab and at: the system pack's rules of the same id)",
     "pipe-to-shell": "downloaded or decoded text run by a shell (curl ... | sh, sh -c \"$(curl ...)\", bash <(wget ...))",
     "mkfs": "formatting a filesystem (mkfs*, mke2fs, mkswap, wipefs)",
     "device-write": "writing to a device: dd of=/dev/sda, > /dev/nvme0n1, shred /dev/...",

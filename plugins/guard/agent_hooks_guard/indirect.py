@@ -163,6 +163,13 @@ _LANGS: dict[str, _Lang] = {
         read=_rx(r"(?<![\w$>:])(?:file_get_contents|readfile|file|highlight_file|show_source)(?=\s*\()"),
         fetch=_rx(r"(?<![\w$>:])curl_init(?=\s*\()"),
     ),
+    "lua": _Lang(
+        shell=_rx(r"\b(?:os\.execute|io\.popen)(?=\s*\(?\s*['\"\[])"),
+        code_eval=_rx(r"(?<![\w.])(?:loadstring|load|dofile)(?=\s*\()"),
+        delete_tree=None,
+        delete=_rx(r"\bos\.remove(?=\s*\()"),
+        write=None, read=None, fetch=None,
+    ),
     "awk": _Lang(shell=_rx(r"\bsystem(?=\s*\()"), code_eval=None, delete_tree=None, delete=None, write=None,
                  read=None, fetch=None),
 }
@@ -180,6 +187,10 @@ def language(name: str) -> str | None:
         return name
     if name in _AWK:
         return "awk"
+    if name in ("lua", "luajit", "lua5.1", "lua5.3", "lua5.4"):
+        return "lua"
+    if name in ("tclsh", "wish", "expect") or name.startswith("tclsh"):
+        return "tcl"
     return None
 
 
@@ -206,7 +217,8 @@ def code_of(cmd: Command) -> tuple[str, list[str]]:
             codes.append(a)
             break
         return lang, codes
-    flags = {"python": ("-c",), "node": ("-e", "--eval", "-p", "--print"), "perl": ("-e", "-E"),
+    flags = {"python": ("-c",), "node": ("-e", "--eval", "-p", "--print"), "perl": ("-e", "-E"), "lua": ("-e",),
+             "tcl": ("-c",),
              "ruby": ("-e",), "php": ("-r",)}[lang]
     j = 0
     stdin_script = True
@@ -240,9 +252,29 @@ def code_of(cmd: Command) -> tuple[str, list[str]]:
     return lang, codes
 
 
+_TCL_EXEC = re.compile(r"(?:^|[\[;{\n])\s*(?:exec|open\s+\"?\|)\s+([^\]\n;}\"]{1,4096})")
+_TCL_DELETE = re.compile(r"(?:^|[\[;{\n])\s*file\s+delete\s+((?:-force\s+)?(?:--\s+)?[^\]\n;}]{1,4096})")
+
+
+def _tcl(code: str, via: str) -> Iterator[Derived]:
+    """Tcl's ``exec cmd args`` (argv words, a shell line for us) and ``file delete -force path``."""
+    for m in _TCL_EXEC.finditer(code):
+        yield Derived("shell", text=m.group(1).strip(), via=via)
+    for m in _TCL_DELETE.finditer(code):
+        words = m.group(1).split()
+        force = "-force" in words
+        yield Derived("argv", argv=("rm", "-rf" if force else "-f", *[w for w in words if w not in ("-force", "--")]),
+                      via=via)
+    if re.search(r"(?:^|[\[;{\n])\s*(?:eval|uplevel|subst)\s", code):
+        yield Derived("dynamic", text=f"{via} evaluates code built at run time", via=via)
+
+
 def _calls(lang: str, code: str, via: str, depth: int) -> Iterator[Derived]:
-    spec = _LANGS[lang]
     code = code[:CODE_LIMIT]
+    if lang == "tcl":
+        yield from _tcl(code, via)
+        return
+    spec = _LANGS[lang]
     for m in spec.shell.finditer(code):
         kind, value = _first_arg(code, m.end())
         if kind == "str" and isinstance(value, str):
@@ -517,11 +549,67 @@ def powershell(cmd: Command) -> Iterator[Derived]:
             return
 
 
+_SED_EXEC = re.compile(r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]{0,256}/)?\s*(?:,\s*(?:\d+|\$|/[^/\n]{0,256}/))?\s*e"
+                       r"(?:\s+([^;\n}]{1,4096}))?")
+_SED_S_EXEC = re.compile(r"(?:^|[;\n{}])\s*\S{0,64}?s(.)(?:(?!\1).){0,4096}\1(?:(?!\1).){0,4096}\1[gpiImM0-9w]*e")
+
+
+def program_options(cmd: Command) -> Iterator[Derived]:
+    """Options whose value is a command: ``sed 'e cmd'`` (and ``s///e``), ``tar
+    --checkpoint-action=exec=cmd``/``--to-command``/``-I``, ``rsync -e``, ``vim -c '!cmd'``,
+    ``parallel cmd ::: args``."""
+    name, args = cmd.name, cmd.args
+    if name in ("sed", "gsed"):
+        scripts = [args[j + 1] for j, a in enumerate(args[:-1]) if a in ("-e", "--expression")]
+        if not scripts:
+            scripts = [a for a in args if not a.startswith("-")][:1]
+        for script in scripts:
+            for m in _SED_EXEC.finditer(script[:CODE_LIMIT]):
+                if m.group(1):
+                    yield Derived("shell", text=m.group(1), via="sed e")
+                else:
+                    yield Derived("dynamic", text="sed e runs the pattern space as a command", via="sed e")
+            if _SED_S_EXEC.search(script[:4096]):
+                yield Derived("dynamic", text="sed s///e runs the replaced text as a command", via="sed s///e")
+    elif name in ("tar", "gtar", "bsdtar"):
+        for j, a in enumerate(args):
+            value = None
+            if a.startswith("--checkpoint-action="):
+                value = a.split("=", 1)[1]
+                value = value[5:] if value.startswith("exec=") else None
+            elif a.startswith(("--to-command=", "--use-compress-program=", "--info-script=", "--new-volume-script=")):
+                value = a.split("=", 1)[1]
+            elif a in ("--to-command", "-I", "--use-compress-program", "-F", "--info-script") and j + 1 < len(args):
+                value = args[j + 1]
+            if value:
+                yield Derived("shell", text=value, via=f"tar {a.split('=', 1)[0]}")
+    elif name == "rsync":
+        for j, a in enumerate(args):
+            if a in ("-e", "--rsh") and j + 1 < len(args):
+                yield Derived("shell", text=args[j + 1], via="rsync -e")
+            elif a.startswith(("--rsh=", "--rsync-path=")):
+                yield Derived("shell", text=a.split("=", 1)[1], via="rsync --rsh")
+    elif name in ("vim", "vi", "nvim", "ex", "view"):
+        for j, a in enumerate(args[:-1]):
+            if a == "-c" or a.startswith("+"):
+                text = args[j + 1] if a == "-c" else a[1:]
+                if text.lstrip(":").startswith("!"):
+                    yield Derived("shell", text=text.lstrip(":")[1:], via=f"{name} -c !")
+    elif name == "parallel" and ":::" in args:
+        k = args.index(":::")
+        j = 0
+        while j < k and args[j].startswith("-"):
+            j += 1
+        command = args[j:k]
+        if command:
+            yield Derived("argv", argv=(*command, *args[k + 1:]), via="parallel")
+
+
 def derive(cmd: Command) -> list[Derived]:
     """Everything ``cmd`` runs besides itself (see the module docstring)."""
     if not cmd.argv:
         return []
     out: list[Derived] = []
-    for finder in (interpreter, module_run, find_exec, xargs_targets, git_settings, powershell):
+    for finder in (interpreter, module_run, find_exec, xargs_targets, git_settings, powershell, program_options):
         out.extend(finder(cmd))
     return out

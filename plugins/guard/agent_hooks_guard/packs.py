@@ -424,7 +424,7 @@ BUILTIN: dict[str, dict[str, Any]] = {
     "system": {
         "description": "the machine itself: privilege escalation, fork bombs, shutdown/reboot, killing init or every "
                        "process, crontab -r, flushing the firewall, stopping critical services, deleting users",
-        "builtin": ["sudo", "fork-bomb", "setuid"],
+        "builtin": ["sudo", "fork-bomb", "setuid", "schedule"],
         "rules": [
             {"id": "firewall-flush", "reason": "makes the firewall drop everything by default",
              "command": ["iptables", "ip6tables", "iptables-legacy", "iptables-nft"], "flags": ["-P", "--policy"],
@@ -445,8 +445,6 @@ BUILTIN: dict[str, dict[str, Any]] = {
              "unless": ["-l", "-e", "-r", "-h", "--help"]},
             {"id": "schedule", "reason": "schedules a command to run later, unattended", "command": ["at", "batch"],
              "unless": ["-l", "-c", "-d", "-r", "-h", "--help", "-V"]},
-            {"id": "schedule", "reason": "schedules a command with a systemd timer", "command": ["systemd-run"],
-             "flags": ["--on-*", "--timer-property*"]},
             {"id": "shutdown", "reason": "shuts down or reboots the machine",
              "command": ["shutdown", "reboot", "halt", "poweroff", "kexec"]},
             {"id": "shutdown", "reason": "shuts down or reboots the machine",

@@ -266,6 +266,13 @@ def _image_file(word: str, cwd: str) -> bool:
     return stat.S_ISREG(mode)
 
 
+def scheduled(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    """A command handed to a systemd timer (``systemd-run --on-calendar=... cmd``): it runs later,
+    unattended (crontab and at are the system pack's declarative rules)."""
+    if "systemd-run" in cmd.wrappers and any(w.startswith(("--on-", "--timer-property")) for w in cmd.raw):
+        yield Finding("schedule", "schedules a command with a systemd timer")
+
+
 _SETUID_NUMERIC = re.compile(r"^[0-7]?([2-7])[0-7]{3}$")
 
 
@@ -708,6 +715,7 @@ GATES: dict[str, frozenset[str] | str] = {
     "sudo": "all",
     "chmod-777": frozenset({"chmod"}),
     "setuid": frozenset({"chmod"}),
+    "schedule": "all",
     "pipe-to-shell": "scripts",
     "mkfs": "all",
     "device-write": "all",
@@ -731,6 +739,7 @@ RULES: dict[str, Callable[[Command, Policy], Iterator[Finding]]] = {
     "sudo": sudo,
     "chmod-777": chmod_777,
     "setuid": setuid,
+    "schedule": scheduled,
     "pipe-to-shell": pipe_to_shell,
     "mkfs": mkfs,
     "device-write": device_write,

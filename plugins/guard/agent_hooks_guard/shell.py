@@ -52,6 +52,18 @@ WRAPPERS: dict[str, frozenset[str]] = {
     "chrt": frozenset(),
     "taskset": frozenset(),
     "flock": frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}),
+    "chronic": frozenset(),
+    "systemd-run": frozenset({"-u", "--unit", "-p", "--property", "-E", "--setenv", "--uid", "--gid", "-M",
+                              "--machine", "--description", "--slice", "--on-active", "--on-boot", "--on-startup",
+                              "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--timer-property",
+                              "--working-directory", "--nice", "-H", "--host"}),
+    "firejail": frozenset(),
+    "proxychains": frozenset({"-f"}),
+    "proxychains4": frozenset({"-f"}),
+    "torsocks": frozenset(),
+    "caffeinate": frozenset(),
+    "unshare": frozenset(),
+    "fakeroot": frozenset(),
     # package runners: `npx prisma migrate reset` runs prisma
     "npx": frozenset({"-p", "--package"}),
     "pnpx": frozenset({"-p", "--package"}),
@@ -70,7 +82,9 @@ _SPECIAL = frozenset({";", "\n", "&&", "||", "&", ";;", "|", "|&", ")", "(", "<(
                       "&>>", "<<", "<<<", ">&", "<&"})
 #: commands that may run something besides themselves (indirect.derive); python* too
 DERIVING = frozenset({"node", "nodejs", "bun", "deno", "perl", "ruby", "php", "awk", "gawk", "mawk", "nawk", "find",
-                      "git", "pwsh", "powershell", "pwsh.exe", "powershell.exe", "pypy", "pypy3"})
+                      "git", "pwsh", "powershell", "pwsh.exe", "powershell.exe", "pypy", "pypy3", "lua", "luajit",
+                      "lua5.1", "lua5.3", "lua5.4", "tclsh", "wish", "expect", "sed", "gsed", "tar", "gtar",
+                      "bsdtar", "rsync", "vim", "vi", "nvim", "ex", "view", "parallel"})
 #: how deep ``bash -c "bash -c '...'"`` and ``$(...)`` nest before the analysis stops
 MAX_DEPTH = 24
 #: the name of the command standing for text nested deeper than that
@@ -682,6 +696,8 @@ class _Parser:
         argv, wrappers = unwrap(rest)
         if not argv and not redirects and not wrappers:
             return None
+        if argv and argv[0] in ("for", "select") and len(argv) > 2 and argv[2] == "in":
+            self.env[argv[1]] = " ".join(argv[3:])  # $d then splits into every word the loop gives it
         if argv and argv[0] == "alias":
             for w in argv[1:]:
                 name, eq, value = w.partition("=")
@@ -876,9 +892,31 @@ def _script_of(argv: list[str]) -> str | None:
                 return argv[j + 1]
         return None
     if name == "watch":
-        rest = [a for a in argv[1:] if not a.startswith("-")]
-        return " ".join(rest) or None
+        j = 1
+        while j < len(argv) and argv[j].startswith("-"):
+            j += 2 if argv[j] in ("-n", "--interval", "-d", "-q", "--equexit") and argv[j] != "-d" else 1
+        return " ".join(argv[j:]) or None
+    if name == "script":
+        for j, a in enumerate(argv[1:-1], start=1):
+            if a in ("-c", "--command") or (a.startswith("-") and not a.startswith("--") and a.endswith("c")):
+                return argv[j + 1]
+        return None
+    if name == "ssh":
+        return _ssh_command(argv)
     return None
+
+
+_SSH_VALUED = frozenset("bcDEeFIiJLlmOoPpQRSWw")
+
+
+def _ssh_command(argv: list[str]) -> str | None:
+    """The command ``ssh [options] host command...`` runs on the other host (judged like a local one:
+    it is somebody's home there too)."""
+    j = 1
+    while j < len(argv) and argv[j].startswith("-"):
+        a = argv[j]
+        j += 2 if len(a) == 2 and a[1] in _SSH_VALUED else 1
+    return " ".join(argv[j + 1:]) or None if j + 1 < len(argv) else None
 
 
 def parse(text: str) -> list[Command]:
