@@ -36,6 +36,9 @@ _WRITE_REDIRECTS = (">", ">>", ">|", "&>", "&>>")
 _DISPLAY = frozenset({"cat", "less", "more", "head", "tail", "bat", "batcat", "nl", "tac", "xxd", "od",
                       "hexdump", "strings", "base64", "grep", "egrep", "fgrep", "rg", "awk", "sed", "sort",
                       "uniq", "cut", "diff", "vim", "vi", "nano", "view", "jq", "yq", "cp", "scp", "rsync"})
+#: readers whose first operand is a pattern or a program (unless an option gives it)
+_PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "awk", "gawk", "mawk", "nawk", "sed", "jq",
+                            "yq", "zgrep", "git-grep"})
 _FIND_FILTERS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex",
                            "-iregex", "-newer", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
                            "-size", "-empty", "-user", "-group", "-perm", "-inum", "-samefile", "-links"})
@@ -376,12 +379,44 @@ def read_targets(cmd: Command) -> list[str]:
     return got
 
 
+def _pattern_reader_files(args: list[str]) -> list[str]:
+    """Files grep/rg/awk/sed/jq read: the first operand is the pattern or program unless ``-e``/``-f``
+    gives it; ``-e``'s value is a pattern, ``-f``'s a file."""
+    files: list[str] = []
+    operands: list[str] = []
+    given = False
+    j = 0
+    while j < len(args):
+        a = args[j]
+        if a == "--":
+            operands += args[j + 1:]
+            break
+        if a in ("-e", "--regexp", "--expression") and j + 1 < len(args):
+            given, j = True, j + 2
+            continue
+        if a in ("-f", "--file", "--from-file") and j + 1 < len(args):
+            files.append(args[j + 1])
+            given, j = True, j + 2
+            continue
+        if a.startswith(("--regexp=", "--expression=")) or (a.startswith("-e") and len(a) > 2 and a[1] != "-"):
+            given = True
+        elif a.startswith(("--file=", "--from-file=")):
+            files.append(a.split("=", 1)[1])
+            given = True
+        elif not (a.startswith("-") and len(a) > 1):
+            operands.append(a)
+        j += 1
+    return files + (operands if given else operands[1:])
+
+
 def _read_targets(cmd: Command) -> list[str]:
     out = [t for op, t in cmd.redirects if op == "<" and t]
     name = cmd.name
     if name in ("cp", "scp", "rsync", "install"):
         _, operands = _flags_and_operands(cmd.args)
         out += operands[:-1]  # the last one is where the copy goes, not what it reads
+    elif name in _PATTERN_FIRST:
+        out += _pattern_reader_files(cmd.args)
     elif name in _DISPLAY or name in ("sqlite3", "strings"):
         _, operands = _flags_and_operands(cmd.args)
         out += operands[:1] if name == "sqlite3" else operands
