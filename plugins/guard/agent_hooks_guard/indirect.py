@@ -173,6 +173,8 @@ _LANGS: dict[str, _Lang] = {
     "awk": _Lang(shell=_rx(r"\bsystem(?=\s*\()"), code_eval=None, delete_tree=None, delete=None, write=None,
                  read=None, fetch=None),
 }
+#: reading the process environment in Node, Ruby, Perl, PHP, Lua
+_ENV_ACCESS = re.compile(r"\bprocess\.env\b|\bENV\b|%ENV\b|\$ENV\{|\bgetenv\s*\(|\$_ENV\b|\$_SERVER\b|\bos\.getenv\b")
 _AWK_PIPE_OUT = re.compile(r"\|\s*(\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\")")
 _AWK_PIPE_IN = re.compile(r"(\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\")\s*\|\s*getline")
 _PERL_OPEN = re.compile(r"\bopen\s*\(?\s*(?:my\s+)?[\w$]+\s*,\s*(?:(['\"])([<>+]{0,2})\1\s*,\s*)?(" + _STR + r")")
@@ -320,6 +322,12 @@ def _calls(lang: str, code: str, via: str, depth: int) -> Iterator[Derived]:
                 yield Derived("argv", argv=(*argv, value), via=via)
             elif argv == ("rm", "-rf"):
                 yield Derived("dynamic", text=f"{via} deletes recursively a path computed at run time", via=via)
+    if spec.fetch is not None and _ENV_ACCESS.search(code):
+        m = spec.fetch.search(code)
+        if m:  # the environment (or a variable of it) and a network call in the same code: a send
+            kind, value = _first_arg(code, m.end())
+            url = value if kind == "str" and isinstance(value, str) and "://" in value else "https://unknown.invalid"
+            yield Derived("shell", text=f"env | curl -d @- {url}", via=via)
     if lang == "perl":
         for m in _PERL_OPEN.finditer(code):
             mode, target = m.group(2), _unstring(m.group(3))

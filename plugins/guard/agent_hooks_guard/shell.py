@@ -436,6 +436,7 @@ _FUNCTION_DEF = re.compile(r"(?:\bfunction\s+([A-Za-z_][\w.-]{0,63})\s*(?:\(\s*\
 _POSITIONAL = re.compile(r"\$(?:\{([0-9@*#])\}|([0-9@*#]))")
 _PLAIN_WORD = re.compile(r"^[\w~./:@%+=,-]*$")
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
+_NOT_BRACED = re.compile(r"[\s'\"()]")
 #: words one brace expansion may give (``{a,b}{c,d}...``: the product is cut here)
 MAX_BRACE_WORDS = 64
 
@@ -460,8 +461,8 @@ def with_positional(text: str, params: list[str]) -> str:
 
 def expand_braces(word: str) -> list[str]:
     """Brace expansion as bash does it (``{~,/tmp/x}`` -> ``~``, ``/tmp/x``), at most MAX_BRACE_WORDS words."""
-    if "{" not in word or "," not in word or len(word) > 4096:
-        return [word]
+    if "{" not in word or "," not in word or len(word) > 4096 or _NOT_BRACED.search(word):
+        return [word]  # blanks, quotes or parentheses: code or text given as one argument, not a brace word
     out = [word]
     for _ in range(8):
         nxt: list[str] = []
