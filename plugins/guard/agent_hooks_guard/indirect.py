@@ -323,9 +323,9 @@ def _calls(lang: str, code: str, via: str, depth: int) -> Iterator[Derived]:
             elif argv == ("rm", "-rf"):
                 yield Derived("dynamic", text=f"{via} deletes recursively a path computed at run time", via=via)
     if spec.fetch is not None and _ENV_ACCESS.search(code):
-        m = spec.fetch.search(code)
-        if m:  # the environment (or a variable of it) and a network call in the same code: a send
-            kind, value = _first_arg(code, m.end())
+        sent = spec.fetch.search(code)
+        if sent:  # the environment (or a variable of it) and a network call in the same code: a send
+            kind, value = _first_arg(code, sent.end())
             url = value if kind == "str" and isinstance(value, str) and "://" in value else "https://unknown.invalid"
             yield Derived("shell", text=f"env | curl -d @- {url}", via=via)
     if lang == "perl":
