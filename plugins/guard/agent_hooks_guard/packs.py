@@ -183,8 +183,9 @@ _CRITICAL_UNITS = (r"(?:^|\s)(?:ssh|sshd|networking|network|NetworkManager|syste
 
 BUILTIN: dict[str, dict[str, Any]] = {
     "filesystem": {
-        "description": "deleting, formatting or opening up files and disks: rm -rf of broad paths, find -delete, "
-                       "chmod 777, mkfs, writes to devices and to protected paths",
+        "description": "deleting, formatting or opening up files and disks: a recursive delete or move-away of a "
+                       "broad path by any command, find -delete, chmod 777, recursive chmod/chown of / or ~, mkfs, "
+                       "secure erase, writes to devices, logs and protected paths",
         "builtin": ["rm-broad", "find-delete", "chmod-777", "chmod-broad", "mkfs", "device-write", "protected-write"],
         "rules": [
             {"id": "disk-erase", "reason": "erases a disk (ATA secure erase, NVMe format or sanitize)",
@@ -203,7 +204,8 @@ BUILTIN: dict[str, dict[str, Any]] = {
     },
     "git": {
         "description": "losing work or rewriting shared history: reset --hard, clean -f, branch -D, discarding "
-                       "changes, force-push/delete of protected branches, filter-branch, reflog expiry",
+                       "changes, force-push/delete of protected branches, push --prune, deletes through the "
+                       "forge's API, filter-branch, reflog expiry",
         "builtin": ["force-push"],
         "rules": [
             {"id": "git-remote-delete", "reason": "deletes remote branches (push --prune)",
@@ -240,8 +242,9 @@ BUILTIN: dict[str, dict[str, Any]] = {
                   "git restore src/app.py", "git gc", "git stash", "git stash pop", "git reflog", "git log --oneline"],
     },
     "databases": {
-        "description": "dropping or emptying data: DROP/TRUNCATE/unfiltered DELETE through SQL clients, dropdb, "
-                       "redis-cli FLUSHALL, MongoDB dropDatabase, framework database resets",
+        "description": "dropping or emptying data: DROP/TRUNCATE/unfiltered DELETE through SQL clients (or piped "
+                       "into them), dropdb, DROP KEYSPACE, redis-cli FLUSHALL or key-prefix deletes, MongoDB "
+                       "drops, deleting every search index, framework database resets and fresh migrations",
         "rules": [
             {"id": "db-reset", "reason": "drops every table (artisan migrate:fresh/reset/refresh, db:wipe)",
              "command": ["php", "artisan"], "words": ["migrate:fresh|migrate:reset|migrate:refresh|db:wipe"]},
@@ -322,8 +325,9 @@ BUILTIN: dict[str, dict[str, Any]] = {
                   "az group list", "doctl compute droplet list", "heroku logs --tail"],
     },
     "infrastructure": {
-        "description": "tearing infrastructure down: terraform/tofu destroy or apply -auto-approve, pulumi destroy, "
-                       "kubectl delete namespace / --all, helm uninstall, eksctl delete cluster",
+        "description": "tearing infrastructure down: terraform/tofu destroy, apply -auto-approve or state rm, "
+                       "pulumi destroy, kubectl delete namespace / --all, scaling to zero, helm uninstall, "
+                       "eksctl delete cluster",
         "rules": [
             {"id": "terraform-destroy", "reason": "removes resources from the state or overwrites it",
              "command": ["terraform", "tofu", "terragrunt"], "words": ["state", "rm|push|replace-provider"]},
@@ -423,8 +427,10 @@ BUILTIN: dict[str, dict[str, Any]] = {
                   "docker pull python:3.12", "mvn package"],
     },
     "system": {
-        "description": "the machine itself: privilege escalation, fork bombs, shutdown/reboot, killing init or every "
-                       "process, crontab -r, flushing the firewall, stopping critical services, deleting users",
+        "description": "the machine itself: privilege escalation and changes (set-uid, capabilities, privileged "
+                       "groups and containers), fork bombs, shutdown/reboot, killing init or every process, "
+                       "crontab -r, scheduling (crontab, at, systemd timers), flushing the firewall or dropping "
+                       "by default, stopping critical services, deleting users",
         "builtin": ["sudo", "fork-bomb", "setuid", "schedule"],
         "rules": [
             {"id": "firewall-flush", "reason": "makes the firewall drop everything by default",
@@ -491,8 +497,9 @@ BUILTIN: dict[str, dict[str, Any]] = {
                   "service my-app stop", "uptime", "ps aux", "id"],
     },
     "secret-exfiltration": {
-        "description": "reading secret files and sending secrets or the environment over the network "
-                       "(env | curl, tar ~/.ssh | curl, curl -d @.env, source .env, cat .e*)",
+        "description": "reading secrets (files, process environments, password and browser stores, CLIs that "
+                       "print tokens) and sending secrets, secret variables or the environment over the network "
+                       "(env | curl, tar ~/.ssh | curl, curl -d @.env, curl URL?k=$TOKEN, DNS lookups)",
         "builtin": ["protected-read", "secret-exfiltration"],
         "block": ["gh auth token", "aws configure get aws_secret_access_key", "gcloud auth print-access-token",
                   "az account get-access-token", "kubectl get secret db -o jsonpath='{.data.password}'",
@@ -507,8 +514,9 @@ BUILTIN: dict[str, dict[str, Any]] = {
                   "tar czf src.tgz src", "cp .env.example .env.sample.bak", "echo $PATH"],
     },
     "network": {
-        "description": "running what was downloaded or decoded (curl | sh, download then run) and fetching denied "
-                       "URLs (cloud metadata, paste sites, credentials in URLs, file:)",
+        "description": "running what was downloaded or decoded (curl | sh, download then run), installing code "
+                       "from URLs, VCS or foreign package indexes, and fetching denied URLs (cloud metadata, "
+                       "paste sites, credentials in URLs, file:)",
         "builtin": ["pipe-to-shell", "url"],
         "block": ["pip install git+https://github.com/x/pkg", "pip install --index-url https://x.example/simple pkg",
                   "npm install https://x.example/pkg.tgz", "npm i github:x/pkg", "cargo install --git https://x.example/t",
