@@ -67,6 +67,9 @@ WRITES = [
     "echo 'import os' > {site}/zz.pth",
     "echo x > {site}/usercustomize.py",
     "sed -i 's/return/pass/' {guard}/policy.py",
+    "ln -s {u}/settings.toml /tmp/s.toml && echo x > /tmp/s.toml",
+    "ln -sf {u}/hooks l; echo x > l/zz.py",
+    "mkdir d && ln -s {u} d/u && cd d && echo x > u/settings.toml",
 ]
 CLI = [
     "agenthooks plugins disable guard",
@@ -90,6 +93,7 @@ ALLOWED = [
     "grep guard {u}/settings.toml",
     "echo x > notes.txt",
     "rm -rf build",
+    "ln -s {u}/settings.toml my-settings.toml",
 ]
 
 
@@ -134,6 +138,18 @@ def test_reading_and_ordinary_work_pass(template: str, project: Path, _isolated_
 def test_a_write_tool_on_the_control_plane_is_denied(name: str, project: Path, _isolated_home: Path) -> None:
     out = _rt(project).fire("pre_file_write", {"path": str(_isolated_home / name)})
     assert out.decision == "denied" and "[guard:control-plane]" in out.reason
+
+
+def test_a_patch_onto_the_control_plane_is_denied(project: Path, _isolated_home: Path) -> None:
+    patch = f"*** Begin Patch\n*** Add File: {_isolated_home}/hooks/zz.py\n+import os\n*** End Patch\n"
+    out = _rt(project).fire("pre_tool", {"tool_name": "apply_patch", "arguments": {"input": patch}})
+    assert out.decision == "blocked" and "[guard:control-plane]" in out.reason
+
+
+def test_a_write_through_an_existing_symlink_is_denied(project: Path, _isolated_home: Path) -> None:
+    (project / "innocent.toml").symlink_to(_isolated_home / "settings.toml")
+    out = _rt(project).fire("pre_tool", {"tool_name": "bash", "arguments": {"command": "echo x > innocent.toml"}})
+    assert out.decision == "blocked" and "[guard:control-plane]" in out.reason
 
 
 def test_the_user_site_packages_is_protected_too(project: Path) -> None:

@@ -134,6 +134,8 @@ class Policy:
         self._covering: dict[tuple[str, str, bool], plane.Covered | None] = {}
         self._plane_env: dict[str, str] | None = None
         self._free_dirs: dict[tuple[str, str, bool], str | None] = {}
+        #: symlinks the command line being checked makes (``ln -s``): link path -> what it points to
+        self.links: dict[str, str] = {}
         self._exact: dict[str, frozenset[str]] = {}
         self.fork_bombs = "fork-bomb" in active
         self.paths_enabled = {"write": "protected-write" in active, "read": "protected-read" in active}
@@ -238,6 +240,15 @@ class Policy:
             return False
         return not os.path.islink(path)
 
+    def through_links(self, paths: list[str]) -> list[str]:
+        """Where ``paths`` lead through the symlinks made earlier in the command line (``ln -s``)."""
+        out = []
+        for path in paths:
+            for link, target in self.links.items():
+                if path == link or path.startswith(link + "/"):
+                    out.append(target + path[len(link):])
+        return out
+
     def cwd_of(self, cmd: Command) -> str:
         """The directory ``cmd`` runs in, after the ``cd``s before it in the same command line."""
         return str(cmd.memo.get("cwd") or self.cwd)
@@ -273,6 +284,18 @@ class Policy:
                     cwd = self.expand(target, cwd) or cwd
             if cwd != self.cwd:
                 cmd.memo["cwd"] = cwd
+            if cmd.name == "ln" and any(a == "-s" or (a.startswith("-") and not a.startswith("--") and "s" in a)
+                                        or a == "--symbolic" for a in cmd.args):
+                # a link made earlier in the line does not exist yet when the line is judged: what a
+                # later write through it reaches is its target
+                operands = [a for a in cmd.args if not a.startswith("-")]
+                link = self.expand(operands[-1], cwd) if len(operands) >= 2 else None
+                if link:
+                    points_to = self.expand(operands[0], os.path.dirname(link))
+                    if points_to:
+                        self.links[link] = points_to
+                        if os.path.isdir(link):
+                            self.links[os.path.join(link, os.path.basename(points_to))] = points_to
 
     def _rules_for(self, cmd: Command) -> list[Any]:
         rules = [*self._always, *self._by_name.get(cmd.name, ())]
@@ -302,6 +325,7 @@ class Policy:
         self._branch, self._branch_value = branch, None
         # the file system and settings may have changed since the last check
         self._covering, self._plane_env, self._free_dirs, self._exact = {}, None, {}, {}
+        self.links = {}
         findings: list[Finding] = []
         subject = text
         # characters <= bytes: past the limit in characters it is past it in bytes, no need to encode 50 MB

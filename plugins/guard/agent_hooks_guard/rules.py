@@ -145,7 +145,10 @@ def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
     for t, recursive in changes:
         for cwd in pol.cwds(cmd):
             deep = recursive and not broadness(t, cwd, pol.home)
-            for k, path in enumerate(pol.candidates(t, cwd)):
+            paths = pol.candidates(t, cwd)
+            if cmd.name != "ln":  # making the link is no write to what it points at; writing through it is
+                paths += pol.through_links(paths)
+            for k, path in enumerate(paths):
                 # a glob's first candidate is the directory it expands in: what is below it is not all hit
                 hit = pol.covering(path, cwd, recursive=deep and (k > 0 or path == pol.expand(t, cwd)))
                 if hit is not None:
