@@ -1,0 +1,216 @@
+"""From ``[plugins.sandbox]`` and a working directory to the exact bubblewrap command line.
+
+Mount order is what makes the policy hold: the whole file system read-only, a private ``/tmp``,
+then the writable roots, then the control plane's environment read-only again, then every hidden
+path last, so no writable root or per-command exception can uncover what is hidden.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import defaults as d
+
+#: a command that does more than run one program: per-command exceptions never apply to it
+_COMPOUND = re.compile(r"[;&|`<>\n\r]|\$\(")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The sandbox for one command: the argv that runs it and the policy that produced it."""
+
+    argv: tuple[str, ...]
+    project: str
+    writable: tuple[str, ...]
+    read_only: tuple[str, ...]
+    hidden: tuple[str, ...]
+    network: str
+    unset_env: tuple[str, ...]
+    exception: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def command_line(self) -> str:
+        """The argv as one shell command line (what the host's shell runs)."""
+        return shlex.join(self.argv)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"argv": list(self.argv), "command_line": self.command_line(), "project": self.project,
+                "writable": list(self.writable), "read_only": list(self.read_only), "hidden": list(self.hidden),
+                "network": self.network, "unset_env": list(self.unset_env), "exception": self.exception,
+                "notes": list(self.notes)}
+
+
+def resolve(raw: Any) -> dict[str, Any]:
+    """The settings section (a SandboxConfig, a dict or nothing) as a complete dict."""
+    if raw is None or (isinstance(raw, Mapping) and not raw):
+        return {k: (list(v) if isinstance(v, list) else v) for k, v in d.DEFAULTS.items()}
+    dump = getattr(raw, "model_dump", None)
+    if dump is None:
+        from .config import SandboxConfig  # an unvalidated dict (Runtime(plugin_config=...)): validate it
+
+        raw = SandboxConfig.model_validate(dict(raw))
+        dump = raw.model_dump
+    return {**d.DEFAULTS, **dump()}
+
+
+def project_root(cwd: str) -> str:
+    """The project of ``cwd`` the way agent-hooks finds it (``.agent-hooks/``), else its git
+    work tree, else ``cwd`` itself."""
+    from agent_hooks_core.settings import find_project_root
+
+    try:
+        root = find_project_root(cwd)
+    except OSError:
+        root = None
+    if root is not None:
+        return os.path.realpath(root)
+    start = os.path.realpath(cwd)
+    here = start
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return start
+        here = parent
+
+
+def _expand(raw: str, project: str, home: str) -> str:
+    path = raw.replace(d.PROJECT, project)
+    if path == "~" or path.startswith("~/"):
+        path = home + path[1:]
+    path = os.path.expandvars(path)
+    if not os.path.isabs(path):
+        path = os.path.join(project, path)
+    return os.path.normpath(path)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def control_plane(cwd: str, env: Mapping[str, str] | None = None) -> tuple[list[str], list[str]]:
+    """(hidden, read-only) paths of agent-hooks' own control plane.
+
+    Settings, trust store, hook directories, run directory and host hook configurations are
+    hidden; the environment agent-hooks runs from stays readable (a build may run its Python)
+    but is never writable, even inside the project.
+    """
+    try:
+        from agent_hooks_core.controlplane import protected_paths
+    except ImportError:  # a core without the control-plane module: the places it always uses
+        return _control_plane_fallback(cwd), []
+    hidden: list[str] = []
+    read_only: list[str] = []
+    for p in protected_paths(cwd=cwd, env=env):
+        (hidden if p.kind in d.HIDDEN_KINDS else read_only).append(p.path)
+    return hidden, read_only
+
+
+def _control_plane_fallback(cwd: str) -> list[str]:
+    from agent_hooks_core.settings import PROJECT_DIR, find_project_root, user_dir
+
+    home = os.path.expanduser("~")
+    out = [str(user_dir())]
+    root = find_project_root(cwd)
+    for base in ([str(root)] if root is not None else []) + [home]:
+        out += [os.path.join(base, p) for p in (
+            PROJECT_DIR, ".claude/settings.json", ".claude/settings.local.json", ".codex/hooks.json",
+            ".codex/config.toml", ".gemini/settings.json", ".cursor/hooks.json", ".pi/agent/extensions", ".omp",
+            ".opencode/plugin", ".opencode/plugins", ".config/opencode/plugin", ".config/opencode/plugins")]
+    return out
+
+
+def secret_env(config: Mapping[str, Any], env: Mapping[str, str]) -> list[str]:
+    """Names to remove: secret-looking names in ``env``, the well-known ones, and ``unset_env``."""
+    keep = set(config["keep_env"]) | set(d.KEEP_ENV)
+    names = {n for n in env if any(w in n.upper() for w in d.SECRET_ENV_WORDS)}
+    names |= set(d.SECRET_ENV_NAMES) | set(config["unset_env"])
+    return sorted(n for n in names - keep if n and "=" not in n)
+
+
+def find_program(name: str) -> str | None:
+    """``name`` as an absolute path (looked up now, so the agent's PATH cannot swap it)."""
+    found = shutil.which(name)
+    return os.path.realpath(found) if found else None
+
+
+def exception_for(config: Mapping[str, Any], command: str | Sequence[str]) -> dict[str, Any] | None:
+    """The first exception whose pattern matches the whole of a simple command."""
+    text = command if isinstance(command, str) else shlex.join(str(c) for c in command)
+    if _COMPOUND.search(text):
+        return None
+    for exc in config["exceptions"]:
+        rule = exc if isinstance(exc, Mapping) else exc.model_dump()
+        if re.fullmatch(rule["match"], text.strip()):
+            return dict(rule)
+    return None
+
+
+def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
+          env: Mapping[str, str] | None = None, bwrap: str | None = None) -> Plan:
+    """The sandbox plan for ``command`` run from ``cwd``."""
+    env = os.environ if env is None else env
+    home = os.path.realpath(os.path.expanduser("~"))
+    project = project_root(cwd)
+    notes: list[str] = []
+    exc = exception_for(config, command)
+    network = (exc or {}).get("network") or config["network"]
+    extra_writable = list((exc or {}).get("writable") or ())
+
+    hidden_cp, read_only = control_plane(cwd, env)
+    hidden_all = [_expand(h, project, home) for h in config["hidden"]] + hidden_cp
+
+    writable: list[str] = []
+    for raw in [*config["writable"], *extra_writable]:
+        path = _expand(raw, project, home)
+        real = os.path.realpath(path)
+        if real == "/" or _inside(home, real):
+            notes.append(f"writable {raw!r} ({real}) refused: it holds your home directory")
+            continue
+        if not os.path.exists(real):
+            continue
+        if any(_inside(real, os.path.realpath(h)) for h in hidden_all):
+            notes.append(f"writable {raw!r} refused: it is inside a hidden path")
+            continue
+        if real not in writable:
+            writable.append(real)
+    ro = sorted({os.path.realpath(p) for p in read_only if os.path.exists(p)
+                 and any(_inside(os.path.realpath(p), w) for w in writable)})
+
+    hidden: list[str] = []
+    for path in hidden_all:
+        for variant in dict.fromkeys((path, os.path.realpath(path))):
+            if os.path.lexists(variant) and variant not in hidden:
+                hidden.append(variant)
+
+    program = bwrap or find_program(str(config["bwrap"])) or str(config["bwrap"])
+    shell = str(config["shell"])
+    if not os.access(shell, os.X_OK):
+        shell = "/bin/sh"
+    argv: list[str] = [program, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"]
+    if network == "off":
+        argv.append("--unshare-net")
+    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for path in writable:
+        argv += ["--bind", path, path]
+    for path in ro:
+        argv += ["--ro-bind", path, path]
+    for path in hidden:
+        if os.path.isdir(path) and not os.path.islink(path):
+            argv += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            argv += ["--ro-bind", "/dev/null", path]
+    unset = secret_env(config, env)
+    for name in unset:
+        argv += ["--unsetenv", name]
+    argv.append("--")
+    argv += [shell, "-c", command] if isinstance(command, str) else [str(c) for c in command]
+    return Plan(tuple(argv), project, tuple(writable), tuple(ro), tuple(hidden), network, tuple(unset),
+                (exc or {}).get("match"), tuple(notes))
