@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from . import defaults as d
 
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
 
 def _list(values: list[str], doc: str) -> list[str]:
     return Field(default_factory=lambda: list(values), description=doc)
@@ -51,6 +53,14 @@ class SandboxConfig(BaseModel):
                                                description="more network or writable paths for matching commands")
     unset_env: list[str] = Field(default_factory=list, description="more environment variables to remove")
     keep_env: list[str] = Field(default_factory=list, description="secret-looking variables to keep")
+    @field_validator("unset_env", "keep_env")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not _ENV_NAME.fullmatch(name):
+                raise ValueError(f"{name!r} is not an environment variable name")
+        return value
+
     shell: str = Field("/bin/bash", description="the shell that runs the command inside the sandbox")
     bwrap: str = Field("bwrap", description="the bubblewrap program (a name on PATH or an absolute path)")
     shell_tools: list[str] = _list(d.SHELL_TOOLS, "tools whose `command` argument is a shell command")

@@ -19,6 +19,7 @@ from . import defaults as d
 
 #: a command that does more than run one program: per-command exceptions never apply to it
 _COMPOUND = re.compile(r"[;&|`<>\n\r]|\$\(")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,20 @@ def secret_env(config: Mapping[str, Any], env: Mapping[str, str]) -> list[str]:
     return sorted(n for n in names - keep if n and "=" not in n)
 
 
+def prelude(config: Mapping[str, Any], shell: str, text: bool) -> str:
+    """The script that runs first inside the sandbox: unset every secret-named variable of the
+    environment the command really gets (the host's shell's, which the hook never sees), then exec
+    the command, so no process inside still holds the secrets in its ``/proc/PID/environ``."""
+    keep = sorted(n for n in {*config["keep_env"], *d.KEEP_ENV} if _ENV_NAME.fullmatch(n))
+    names = "$(compgen -e)" if os.path.basename(shell) == "bash" else \
+        "$(env | sed -n 's/^\\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p')"
+    secret = [*(f"*{w}*" for w in d.SECRET_ENV_WORDS), *d.SECRET_ENV_NAMES,
+              *(n for n in config["unset_env"] if _ENV_NAME.fullmatch(n))]
+    arms = ([f"{'|'.join(keep)}) ;;"] if keep else []) + [f"{'|'.join(secret)}) unset \"$v\" ;;"]
+    run = f'exec {shlex.quote(shell)} -c "$1" {os.path.basename(shell)}' if text else 'exec "$@"'
+    return f'for v in {names}; do case "$v" in {" ".join(arms)} esac; done; {run}'
+
+
 def find_program(name: str) -> str | None:
     """``name`` as an absolute path (looked up now, so the agent's PATH cannot swap it)."""
     found = shutil.which(name)
@@ -194,7 +209,11 @@ def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
     shell = str(config["shell"])
     if not os.access(shell, os.X_OK):
         shell = "/bin/sh"
-    argv: list[str] = [program, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"]
+    # --as-pid-1: the first process inside is our prelude, which execs the command's shell with the
+    # secret-named variables gone; bwrap's own pid-1 reaper would keep the original environment
+    # readable at /proc/1/environ
+    argv: list[str] = [program, "--die-with-parent", "--new-session", "--unshare-pid", "--as-pid-1",
+                       "--unshare-ipc"]
     if network == "off":
         argv.append("--unshare-net")
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
@@ -210,7 +229,7 @@ def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
     unset = secret_env(config, env)
     for name in unset:
         argv += ["--unsetenv", name]
-    argv.append("--")
-    argv += [shell, "-c", command] if isinstance(command, str) else [str(c) for c in command]
+    argv += ["--", shell, "-c", prelude(config, shell, isinstance(command, str)), "agent-hooks-sandbox"]
+    argv += [command] if isinstance(command, str) else [str(c) for c in command]
     return Plan(tuple(argv), project, tuple(writable), tuple(ro), tuple(hidden), network, tuple(unset),
                 (exc or {}).get("match"), tuple(notes))
