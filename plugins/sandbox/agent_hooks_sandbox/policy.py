@@ -182,28 +182,28 @@ def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
     hidden_cp, read_only = control_plane(cwd, env)
     hidden_all = [_expand(h, project, home) for h in config["hidden"]] + hidden_cp
 
+    hidden: list[str] = []  # what exists of them, by the path given and by where it leads
+    for path in hidden_all:
+        if os.path.lexists(path):
+            for variant in (path, os.path.realpath(path)):
+                if variant not in hidden and os.path.lexists(variant):
+                    hidden.append(variant)
+
     writable: list[str] = []
     for raw in [*config["writable"], *extra_writable]:
-        path = _expand(raw, project, home)
-        real = os.path.realpath(path)
+        real = os.path.realpath(_expand(raw, project, home))
         if real == "/" or _inside(home, real):
             notes.append(f"writable {raw!r} ({real}) refused: it holds your home directory")
             continue
         if not os.path.exists(real):
             continue
-        if any(_inside(real, os.path.realpath(h)) for h in hidden_all):
+        if any(_inside(real, h) for h in hidden):
             notes.append(f"writable {raw!r} refused: it is inside a hidden path")
             continue
         if real not in writable:
             writable.append(real)
-    ro = sorted({os.path.realpath(p) for p in read_only if os.path.exists(p)
-                 and any(_inside(os.path.realpath(p), w) for w in writable)})
-
-    hidden: list[str] = []
-    for path in hidden_all:
-        for variant in dict.fromkeys((path, os.path.realpath(path))):
-            if os.path.lexists(variant) and variant not in hidden:
-                hidden.append(variant)
+    ro = sorted({real for real in (os.path.realpath(p) for p in read_only if os.path.exists(p))
+                 if any(_inside(real, w) for w in writable)})
 
     program = bwrap or find_program(str(config["bwrap"])) or str(config["bwrap"])
     shell = str(config["shell"])
