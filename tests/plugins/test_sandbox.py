@@ -24,7 +24,7 @@ from agent_hooks_sandbox.config import SandboxConfig
 from agent_hooks_sandbox.defaults import DEFAULTS
 from agent_hooks_sandbox.policy import build, find_program, resolve
 
-REAL = (probe.unavailable, find_program)
+REAL = (probe.check, find_program)
 
 
 class NotedUI(NoUI):
@@ -57,12 +57,12 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def _bwrap_works(monkeypatch: pytest.MonkeyPatch) -> None:
     """The rewrite tests do not depend on this machine's bubblewrap: it 'works' at a fixed path."""
-    monkeypatch.setattr(probe, "unavailable", lambda program, fresh=False: None)
+    monkeypatch.setattr(probe, "check", lambda program, fresh=False: (None, probe.isolation(True)))
     monkeypatch.setattr("agent_hooks_sandbox.policy.find_program", lambda name: "/usr/bin/bwrap")
 
 
 def _real_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(probe, "unavailable", REAL[0])
+    monkeypatch.setattr(probe, "check", REAL[0])
     monkeypatch.setattr("agent_hooks_sandbox.policy.find_program", REAL[1])
 
 

@@ -29,7 +29,7 @@ def wrap(config: dict[str, Any], tool_name: str, arguments: dict[str, Any], cwd:
     """The ``pre_tool`` answer for one tool call: new arguments, a block, or None (not a shell tool)."""
     from . import defaults as d
     from .policy import build, find_program
-    from .probe import unavailable
+    from .probe import check
 
     name = tool_name.lower()
     powershell = name in d.POWERSHELL_TOOLS
@@ -46,10 +46,10 @@ def wrap(config: dict[str, Any], tool_name: str, arguments: dict[str, Any], cwd:
         return {"block": True, "reason": f"sandbox: the {tool_name} command is neither text nor a list of words"}
     else:
         program = find_program(str(config["bwrap"]))
-        why = unavailable(program)
+        why, isolation = check(program)
         if why is None:
             plan = build(config, cwd, command if isinstance(command, str) else [str(c) for c in command],
-                         bwrap=program)
+                         bwrap=program, isolation=isolation)
             new = plan.command_line() if isinstance(command, str) else list(plan.argv)
             return {"arguments": {**arguments, key: new}}
     if config["fallback"] == "unsandboxed":

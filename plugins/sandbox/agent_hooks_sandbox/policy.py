@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import defaults as d
+from . import probe
 
 #: a command that does more than run one program: per-command exceptions never apply to it
 _COMPOUND = re.compile(r"[;&|`<>\n\r]|\$\(")
@@ -169,8 +170,10 @@ def exception_for(config: Mapping[str, Any], command: str | Sequence[str]) -> di
 
 
 def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
-          env: Mapping[str, str] | None = None, bwrap: str | None = None) -> Plan:
-    """The sandbox plan for ``command`` run from ``cwd``."""
+          env: Mapping[str, str] | None = None, bwrap: str | None = None,
+          isolation: Sequence[str] | None = None) -> Plan:
+    """The sandbox plan for ``command`` run from ``cwd`` (``isolation``: the namespace options
+    :func:`agent_hooks_sandbox.probe.check` found this bubblewrap supports)."""
     env = os.environ if env is None else env
     home = os.path.realpath(os.path.expanduser("~"))
     project = project_root(cwd)
@@ -212,8 +215,9 @@ def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
     # --as-pid-1: the first process inside is our prelude, which execs the command's shell with the
     # secret-named variables gone; bwrap's own pid-1 reaper would keep the original environment
     # readable at /proc/1/environ
-    argv: list[str] = [program, "--die-with-parent", "--new-session", "--unshare-pid", "--as-pid-1",
-                       "--unshare-ipc"]
+    if isolation is None:
+        isolation = probe.check(program)[1]
+    argv: list[str] = [program, *isolation]
     if network == "off":
         argv.append("--unshare-net")
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]

@@ -14,10 +14,11 @@ import os
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 #: how long a successful probe is trusted
 PROBE_SECONDS = 300.0
-_MEMO: dict[tuple[str, int], float] = {}
+_MEMO: dict[tuple[str, int], dict[str, Any]] = {}
 
 MISSING = ("bubblewrap (bwrap) is not installed: install the `bubblewrap` package "
            "(apt-get install bubblewrap, dnf install bubblewrap)")
@@ -39,27 +40,30 @@ def _cache_file() -> Path | None:
         return None
 
 
-def _remembered(program: str, stamp: int) -> bool:
+def _remembered(program: str, stamp: int) -> dict[str, Any] | None:
     now = time.time()
-    if _MEMO.get((program, stamp), 0.0) > now:
-        return True
+    hit = _MEMO.get((program, stamp))
+    if hit is not None and hit["until"] > now:
+        return hit
     path = _cache_file()
     if path is None:
-        return False
+        return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
+        return None
     if (isinstance(data, dict) and data.get("program") == program and data.get("mtime_ns") == stamp
-            and isinstance(data.get("until"), (int, float)) and now < data["until"] <= now + PROBE_SECONDS):
-        _MEMO[(program, stamp)] = float(data["until"])
-        return True
-    return False
+            and isinstance(data.get("until"), (int, float)) and now < data["until"] <= now + PROBE_SECONDS
+            and isinstance(data.get("disable_userns"), bool)):
+        _MEMO[(program, stamp)] = data
+        return data
+    return None
 
 
-def _remember(program: str, stamp: int) -> None:
-    until = time.time() + PROBE_SECONDS
-    _MEMO[(program, stamp)] = until
+def _remember(program: str, stamp: int, disable_userns: bool) -> None:
+    data = {"program": program, "mtime_ns": stamp, "until": time.time() + PROBE_SECONDS,
+            "disable_userns": disable_userns}
+    _MEMO[(program, stamp)] = data
     path = _cache_file()
     if path is None:
         return
@@ -67,15 +71,35 @@ def _remember(program: str, stamp: int) -> None:
         from agent_hooks_core.fileio import atomic_write
 
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, json.dumps({"program": program, "mtime_ns": stamp, "until": until}))
+        atomic_write(path, json.dumps(data))
     except Exception:  # a cache that cannot be written only costs the next probe
         pass
 
 
-def run_probe(program: str) -> str | None:
-    """Run bubblewrap once with the namespaces the sandbox uses; the reason it failed, or None."""
-    argv = [program, "--die-with-parent", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/",
-            "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--", "/bin/sh", "-c", "exit 0"]
+def _supports_disable_userns(program: str) -> bool:
+    try:
+        res = subprocess.run([program, "--help"], capture_output=True, text=True, timeout=10,
+                             stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--disable-userns" in (res.stdout + res.stderr)
+
+
+def isolation(disable_userns: bool) -> list[str]:
+    """The namespace and capability options every sandbox gets.
+
+    A user namespace with every capability dropped: even as root, nothing inside can unmount what
+    hides a credential store or remount ``/`` writable. ``--disable-userns`` (bubblewrap 0.8+)
+    also stops the command from making a nested user namespace.
+    """
+    return ["--die-with-parent", "--new-session", "--unshare-user", *(["--disable-userns"] if disable_userns else []),
+            "--cap-drop", "ALL", "--unshare-pid", "--as-pid-1", "--unshare-ipc"]
+
+
+def run_probe(program: str, disable_userns: bool) -> str | None:
+    """Run bubblewrap once with the options the sandbox uses; the reason it failed, or None."""
+    argv = [program, *isolation(disable_userns), "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev",
+            "--proc", "/proc", "--tmpfs", "/tmp", "--", "/bin/sh", "-c", "exit 0"]
     try:
         res = subprocess.run(argv, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as exc:
@@ -86,19 +110,26 @@ def run_probe(program: str) -> str | None:
     hint = (" (user namespaces are off: sysctl kernel.unprivileged_userns_clone=1 or "
             "user.max_user_namespaces > 0, or an AppArmor profile for bwrap)")
     return f"bubblewrap ({program}) cannot create a sandbox here: {said}" + (
-        hint if "namespace" in said.lower() or "permission" in said.lower() else "")
+        hint if "namespace" in said.lower() or "permission" in said.lower() or "uid map" in said.lower() else "")
+
+
+def check(program: str | None, *, fresh: bool = False) -> tuple[str | None, list[str]]:
+    """(why no sandbox can be made with ``program`` or None, the isolation options to use)."""
+    if program is None:
+        return MISSING, isolation(False)
+    stamp = _stamp(program)
+    if stamp is None:
+        return MISSING, isolation(False)
+    hit = None if fresh else _remembered(program, stamp)
+    if hit is not None:
+        return None, isolation(bool(hit["disable_userns"]))
+    disable_userns = _supports_disable_userns(program)
+    reason = run_probe(program, disable_userns)
+    if reason is None:
+        _remember(program, stamp, disable_userns)
+    return reason, isolation(disable_userns)
 
 
 def unavailable(program: str | None, *, fresh: bool = False) -> str | None:
     """Why no sandbox can be made with ``program`` (None: it works)."""
-    if program is None:
-        return MISSING
-    stamp = _stamp(program)
-    if stamp is None:
-        return MISSING
-    if not fresh and _remembered(program, stamp):
-        return None
-    reason = run_probe(program)
-    if reason is None:
-        _remember(program, stamp)
-    return reason
+    return check(program, fresh=fresh)[0]
