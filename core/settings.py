@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,9 +63,19 @@ class SettingsError(AgentHooksError):
 # -- locations ----------------------------------------------------------------------------------
 
 
-def user_dir() -> Path:
-    """The user's agent-hooks directory: ``$AGENT_HOOKS_HOME`` or the platform config dir."""
-    home = os.environ.get(ENV_HOME)
+def home_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The user's home directory: ``$HOME`` of ``env`` (default: this process)."""
+    home = (os.environ if env is None else env).get("HOME")
+    return Path(home) if home else Path.home()
+
+
+def user_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The user's agent-hooks directory: ``$AGENT_HOOKS_HOME`` or the platform config dir.
+
+    ``env`` (default: this process's) supplies ``AGENT_HOOKS_HOME``; the platform directory is
+    always this process's.
+    """
+    home = (os.environ if env is None else env).get(ENV_HOME)
     if home:
         return Path(home).expanduser()
     import platformdirs
@@ -73,9 +83,9 @@ def user_dir() -> Path:
     return Path(platformdirs.user_config_dir("agent-hooks", appauthor=False))
 
 
-def cache_dir() -> Path:
+def cache_dir(env: Mapping[str, str] | None = None) -> Path:
     """Where caches live: ``$AGENT_HOOKS_HOME/cache`` or the platform cache dir."""
-    home = os.environ.get(ENV_HOME)
+    home = (os.environ if env is None else env).get(ENV_HOME)
     if home:
         return Path(home).expanduser() / "cache"
     import platformdirs

@@ -30,10 +30,12 @@ import re
 import shutil
 import sys
 import sysconfig
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..settings import home_dir
 from .hostkit.jsonconfig import InstallError, dump_json, read_json
 
 #: every hook event Claude Code 2.1.330 knows (``HOOK_EVENTS`` in the agent SDK)
@@ -78,10 +80,16 @@ _SHELL_FORM = re.compile(r"(?:\bagenthooks(?:\.exe)?[\"']?|\bagent_hooks_core)\s
 # -- where and what ----------------------------------------------------------------------
 
 
-def claude_config_dir() -> Path:
+def claude_config_dir(environ: Mapping[str, str] | None = None) -> Path:
     """``$CLAUDE_CONFIG_DIR`` if set, else ``~/.claude``."""
-    env = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".claude"
+    env = (os.environ if environ is None else environ).get("CLAUDE_CONFIG_DIR")
+    return Path(env).expanduser() if env else home_dir(environ) / ".claude"
+
+
+def config_targets(project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
+    """Every file ``install`` may write (user scope, and the project and local scopes of ``project_dir``)."""
+    return [claude_config_dir(environ) / "settings.json",
+            *(settings_path(scope, project_dir) for scope in ("project", "local"))]
 
 
 def settings_path(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Path:

@@ -92,6 +92,9 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
         status = row.get("status")
         if status == "untrusted":
             add(Finding("warning", "plugins", f"plugin {name!r} not loaded (untrusted): {row.get('reason')}", name))
+        elif status == "tampered":
+            add(Finding("error", "plugins", f"plugin {name!r} was tampered with: {row.get('reason')}; "
+                                            "gating hooks deny while it is", name))
         elif status == "failed" and name not in seen_errors:
             add(Finding("error", "plugins", f"plugin {name!r} not loaded: {row.get('reason')}", name))
         elif status == "loaded":
@@ -107,7 +110,9 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
                 if message is not None:
                     add(Finding("error", "plugins", f"plugin {name!r} needs settings: {message}", name))
     counts = {s: sum(1 for r in plugin_rows if r.get("status") == s)
-              for s in ("loaded", "disabled", "failed", "untrusted")}
+              for s in ("loaded", "disabled", "failed", "untrusted", "tampered")}
+    if not counts["tampered"]:
+        del counts["tampered"]
     add(Finding("ok" if not counts["failed"] else "info", "plugins",
                 ", ".join(f"{n} {s}" for s, n in counts.items())))
 

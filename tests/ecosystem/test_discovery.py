@@ -80,7 +80,12 @@ def test_broken_plugins_are_recorded_and_the_rest_load(site: FakeSite) -> None:
         assert rt.plugin_info[name].status == "failed"
         assert rt.plugin_info[name].reason == errors[name].message
         assert name not in rt.plugins
-    assert "good" in rt.plugins and "good" in rt.fire("pre_tool", GOOD).handlers
+    assert "good" in rt.plugins
+    # a broken plugin may have been the one that says no: gating hooks deny, naming it
+    out = rt.fire("pre_tool", GOOD)
+    assert out.result.block and out.stopped_by == "required-gate"
+    assert all(repr(name) in out.result.reason for name in ("imports", "bad-signature", "crashes"))
+    assert "unknown-hook" not in out.result.reason  # it implements no gating hook
 
 
 CONFIGURED = """
@@ -220,7 +225,7 @@ def test_hook_paths_in_settings_expand_home_and_resolve_relative_to_their_base(
     write(home / "settings.toml", 'hooks = ["~/hooks-elsewhere/tilde.py", "rel/relative.py", "dir", "gone.py"]\n'
                                   'disabled = ["guard", "audit", "otel"]\n')
     rt = load_runtime()
-    assert rt.plugins == ["tilde", "relative", "d1", "d2"]
+    assert rt.plugins == ["tilde", "relative", "d1", "d2", "required-gate"]  # "gone" may have been a gate
     assert rt.plugin_info["gone"].status == "failed"
     assert any(e.plugin == "gone" and "no such file" in e.message for e in rt.load_errors)
 

@@ -14,9 +14,11 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from ...settings import home_dir
 from ..hostkit.jsonconfig import (
     ConfigEdit,
     FileChange,
@@ -42,9 +44,15 @@ TIMEOUTS = {"SessionEnd": 3, "Interrupt": 3}
 NO_MATCHER = frozenset({"UserPromptSubmit", "Stop", "SessionEnd", "Interrupt"})
 
 
-def codex_home() -> Path:
-    env = os.environ.get("CODEX_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".codex"
+def codex_home(environ: Mapping[str, str] | None = None) -> Path:
+    env = (os.environ if environ is None else environ).get("CODEX_HOME")
+    return Path(env).expanduser() if env else home_dir(environ) / ".codex"
+
+
+def config_targets(project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
+    """Every file ``install`` may write (user scope, and the project scope of ``project_dir``)."""
+    home = Path(os.path.abspath(codex_home(environ)))
+    return [home / "hooks.json", home / "config.toml", Path(project_dir) / ".codex" / "hooks.json"]
 
 
 def hooks_path(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Path:

@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from ...settings import home_dir
 from ..hostkit.jsonconfig import (
     ConfigEdit,
     FileChange,
@@ -34,12 +36,18 @@ WIRED = (
 )
 
 
-def hooks_path(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Path:
+def hooks_path(scope: str, project_dir: str | os.PathLike[str] | None = None,
+               environ: Mapping[str, str] | None = None) -> Path:
     if scope == "user":
-        return Path.home() / ".cursor" / "hooks.json"
+        return home_dir(environ) / ".cursor" / "hooks.json"
     if scope == "project":
         return Path(os.path.abspath(project_dir or os.getcwd())) / ".cursor" / "hooks.json"
     raise InstallError(f"unknown scope {scope!r}: use user or project")
+
+
+def config_targets(project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
+    """Every file ``install`` may write (user scope, and the project scope of ``project_dir``)."""
+    return [hooks_path("user", environ=environ), hooks_path("project", project_dir)]
 
 
 def handler(event: str, argv: list[str] | None = None) -> dict[str, Any]:

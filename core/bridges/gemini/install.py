@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from ...settings import home_dir
 from ..hostkit.jsonconfig import (
     ConfigEdit,
     FileChange,
@@ -35,8 +37,8 @@ TIMEOUT_MS = 60_000
 NAME = "agent-hooks"
 
 
-def gemini_home() -> Path:
-    return Path.home() / ".gemini"
+def gemini_home(environ: Mapping[str, str] | None = None) -> Path:
+    return home_dir(environ) / ".gemini"
 
 
 def settings_path(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -128,9 +130,16 @@ def uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = 
 # -- doctor --------------------------------------------------------------------------------
 
 
-def trusted_folders_path() -> Path:
-    env = os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
-    return Path(env) if env else gemini_home() / "trustedFolders.json"
+def trusted_folders_path(environ: Mapping[str, str] | None = None) -> Path:
+    env = (os.environ if environ is None else environ).get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+    return Path(env) if env else gemini_home(environ) / "trustedFolders.json"
+
+
+def config_targets(project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
+    """Every file ``install`` may write (user scope, and the project scope of ``project_dir``),
+    and the trusted-folders file that decides whether project hooks run."""
+    return [gemini_home(environ) / "settings.json", settings_path("project", project_dir),
+            trusted_folders_path(environ)]
 
 
 def folder_trusted(folder: str | os.PathLike[str]) -> bool:

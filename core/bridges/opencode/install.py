@@ -9,10 +9,12 @@ import json
 import os
 import re
 import sys
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
+from ...settings import home_dir
 from ..hostkit.jsonconfig import ConfigEdit, FileChange, InstallError, run_plan
 
 HOST = "opencode"
@@ -21,9 +23,14 @@ FILENAME = "agent-hooks.ts"
 _BAKED = re.compile(r"^const BAKED: .*// @agent-hooks-config$", re.M)
 
 
-def config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+def config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    base = (os.environ if environ is None else environ).get("XDG_CONFIG_HOME") or home_dir(environ) / ".config"
     return Path(base) / "opencode"
+
+
+def config_targets(project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
+    """Every file ``install`` may write (user scope, and the project scope of ``project_dir``)."""
+    return [config_dir(environ) / "plugin" / FILENAME, plugin_path("project", project_dir)]
 
 
 def plugin_path(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Path:
