@@ -96,3 +96,20 @@ def test_the_control_plane_is_out_of_reach(world: dict[str, Path]) -> None:
     assert (settings / "settings.toml").read_text() == before
     assert (project / ".agent-hooks").is_dir() and not (project / ".agent-hooks" / "settings.toml").exists()
     assert "Read-only file system" in res.stderr or "Device or resource busy" in res.stderr
+
+
+def test_nothing_is_left_behind_that_runs_outside_later(world: dict[str, Path]) -> None:
+    """A host's project hook configuration, git hooks and git config: code the user's own tools run
+    later, unsandboxed. Commits still work."""
+    project = world["project"]
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": "/dev/null"}
+    subprocess.run(["git", "init", "-q", str(project)], check=True, env={**os.environ, **env})
+    res = sandboxed(project, "mkdir -p .claude .gemini; echo '{\"hooks\": {}}' > .claude/settings.json; "
+                             "echo '{}' > .gemini/settings.json; echo 'exit 0' > .git/hooks/pre-commit; "
+                             "git config core.hooksPath /tmp; git add Makefile && git commit -qm built && "
+                             "echo committed", env=env)
+    assert "committed" in res.stdout, res.stderr
+    for path in (".claude/settings.json", ".gemini/settings.json", ".git/hooks/pre-commit"):
+        assert not (project / path).exists(), path
+    assert "hooksPath" not in (project / ".git" / "config").read_text()

@@ -199,10 +199,13 @@ def test_secret_named_environment_variables_are_unset(project: Path, home: Path,
     monkeypatch.setenv("MY_SERVICE_TOKEN", "t")
     monkeypatch.setenv("DB_PASSWORD", "p")
     monkeypatch.setenv("KEEP_ME_TOKEN", "k")
+    monkeypatch.setenv("NPM_CONFIG__AUTH", "a")
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "n")
     plan = build(resolve({"keep_env": ["KEEP_ME_TOKEN"], "unset_env": ["CUSTOM"]}), str(project), "true")
-    for name in ("MY_SERVICE_TOKEN", "DB_PASSWORD", "GITHUB_TOKEN", "ANTHROPIC_API_KEY", "CUSTOM"):
+    for name in ("MY_SERVICE_TOKEN", "DB_PASSWORD", "GITHUB_TOKEN", "ANTHROPIC_API_KEY", "CUSTOM", "NPM_CONFIG__AUTH"):
         assert name in plan.unset_env
-    assert "KEEP_ME_TOKEN" not in plan.unset_env and "PATH" not in plan.unset_env
+    for name in ("KEEP_ME_TOKEN", "PATH", "GIT_AUTHOR_NAME"):
+        assert name not in plan.unset_env
     assert pairs(list(plan.argv), "--unsetenv") == list(plan.unset_env)
 
 

@@ -49,6 +49,8 @@ class SandboxConfig(BaseModel):
                                             "add tool caches such as ~/.cache/pip); /tmp is always a private one")
     hidden: list[str] = _list(d.HIDDEN, "paths made empty inside the sandbox (agent-hooks' own settings, trust "
                                         "store, hook directories and host hook configurations always are)")
+    read_only: list[str] = _list(d.READ_ONLY, "paths inside a writable root that stay read-only (the project's git "
+                                              "hooks and config: they run code for you outside the sandbox)")
     exceptions: list[CommandException] = Field(default_factory=list,
                                                description="more network or writable paths for matching commands")
     unset_env: list[str] = Field(default_factory=list, description="more environment variables to remove")

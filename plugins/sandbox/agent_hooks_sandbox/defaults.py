@@ -8,6 +8,9 @@ PROJECT = "{project}"
 #: what a sandboxed command may write besides the private /tmp
 WRITABLE = [PROJECT]
 
+#: inside a writable root, still read-only: what runs code for the user outside the sandbox later
+READ_ONLY = ["{project}/.git/hooks", "{project}/.git/config"]
+
 #: credential stores: an empty directory (or an empty file) is mounted over each one that exists
 HIDDEN = [
     "~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.config/gh", "~/.config/hub",
@@ -23,9 +26,9 @@ HIDDEN = [
 #: the sandboxed command may run Python from this environment)
 HIDDEN_KINDS = ("settings", "organisation", "trust", "hooks", "run", "host-config")
 
-#: environment variables removed inside the sandbox: names with one of these words in them
-SECRET_ENV_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY",
-                    "CREDENTIAL", "SESSION_KEY", "AUTH", "COOKIE")
+#: environment variables removed inside the sandbox: names matching one of these (shell globs)
+SECRET_ENV_PATTERNS = ("*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*API_KEY*", "*APIKEY*", "*ACCESS_KEY*",
+                       "*PRIVATE_KEY*", "*CREDENTIAL*", "*SESSION_KEY*", "*_AUTH", "*AUTH_*", "*COOKIE*")
 #: well-known secret-bearing names without those words
 SECRET_ENV_NAMES = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "NPM_TOKEN",
                     "PGPASSWORD", "MYSQL_PWD", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DOCKER_AUTH_CONFIG",
@@ -48,6 +51,7 @@ DEFAULTS: dict[str, object] = {
     "network": "off",
     "writable": WRITABLE,
     "hidden": HIDDEN,
+    "read_only": READ_ONLY,
     "exceptions": [],
     "unset_env": [],
     "keep_env": [],

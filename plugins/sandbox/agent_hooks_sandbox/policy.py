@@ -7,6 +7,7 @@ path last, so no writable root or per-command exception can uncover what is hidd
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import shlex
@@ -14,6 +15,8 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from agent_hooks_core.settings import PROJECT_DIR
 
 from . import defaults as d
 from . import probe
@@ -104,10 +107,8 @@ def control_plane(cwd: str, env: Mapping[str, str] | None = None) -> tuple[list[
     hidden; the environment agent-hooks runs from stays readable (a build may run its Python)
     but is never writable, even inside the project.
     """
-    try:
-        from agent_hooks_core.controlplane import protected_paths
-    except ImportError:  # a core without the control-plane module: the places it always uses
-        return _control_plane_fallback(cwd), []
+    from agent_hooks_core.controlplane import protected_paths
+
     hidden: list[str] = []
     read_only: list[str] = []
     for p in protected_paths(cwd=cwd, env=env):
@@ -115,24 +116,10 @@ def control_plane(cwd: str, env: Mapping[str, str] | None = None) -> tuple[list[
     return hidden, read_only
 
 
-def _control_plane_fallback(cwd: str) -> list[str]:
-    from agent_hooks_core.settings import PROJECT_DIR, find_project_root, user_dir
-
-    home = os.path.expanduser("~")
-    out = [str(user_dir())]
-    root = find_project_root(cwd)
-    for base in ([str(root)] if root is not None else []) + [home]:
-        out += [os.path.join(base, p) for p in (
-            PROJECT_DIR, ".claude/settings.json", ".claude/settings.local.json", ".codex/hooks.json",
-            ".codex/config.toml", ".gemini/settings.json", ".cursor/hooks.json", ".pi/agent/extensions", ".omp",
-            ".opencode/plugin", ".opencode/plugins", ".config/opencode/plugin", ".config/opencode/plugins")]
-    return out
-
-
 def secret_env(config: Mapping[str, Any], env: Mapping[str, str]) -> list[str]:
     """Names to remove: secret-looking names in ``env``, the well-known ones, and ``unset_env``."""
     keep = set(config["keep_env"]) | set(d.KEEP_ENV)
-    names = {n for n in env if any(w in n.upper() for w in d.SECRET_ENV_WORDS)}
+    names = {n for n in env if any(fnmatch.fnmatchcase(n.upper(), p) for p in d.SECRET_ENV_PATTERNS)}
     names |= set(d.SECRET_ENV_NAMES) | set(config["unset_env"])
     return sorted(n for n in names - keep if n and "=" not in n)
 
@@ -144,7 +131,7 @@ def prelude(config: Mapping[str, Any], shell: str, text: bool) -> str:
     keep = sorted(n for n in {*config["keep_env"], *d.KEEP_ENV} if _ENV_NAME.fullmatch(n))
     names = "$(compgen -e)" if os.path.basename(shell) == "bash" else \
         "$(env | sed -n 's/^\\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p')"
-    secret = [*(f"*{w}*" for w in d.SECRET_ENV_WORDS), *d.SECRET_ENV_NAMES,
+    secret = [*d.SECRET_ENV_PATTERNS, *d.SECRET_ENV_NAMES,
               *(n for n in config["unset_env"] if _ENV_NAME.fullmatch(n))]
     arms = ([f"{'|'.join(keep)}) ;;"] if keep else []) + [f"{'|'.join(secret)}) unset \"$v\" ;;"]
     run = f'exec {shlex.quote(shell)} -c "$1" {os.path.basename(shell)}' if text else 'exec "$@"'
@@ -185,12 +172,14 @@ def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
     hidden_cp, read_only = control_plane(cwd, env)
     hidden_all = [_expand(h, project, home) for h in config["hidden"]] + hidden_cp
 
-    hidden: list[str] = []  # what exists of them, by the path given and by where it leads
+    found: list[str] = []  # what exists of them, by the path given and by where it leads
     for path in hidden_all:
         if os.path.lexists(path):
             for variant in (path, os.path.realpath(path)):
-                if variant not in hidden and os.path.lexists(variant):
-                    hidden.append(variant)
+                if variant not in found and os.path.lexists(variant):
+                    found.append(variant)
+    trees = [h for h in found if os.path.isdir(h) and not os.path.islink(h)]
+    hidden = [h for h in found if not any(t != h and _inside(h, t) for t in trees)]
 
     writable: list[str] = []
     for raw in [*config["writable"], *extra_writable]:
@@ -205,8 +194,26 @@ def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
             continue
         if real not in writable:
             writable.append(real)
+    read_only = [*read_only, *(_expand(p, project, home) for p in config["read_only"])]
     ro = sorted({real for real in (os.path.realpath(p) for p in read_only if os.path.exists(p))
                  if any(_inside(real, w) for w in writable)})
+    # control-plane files that do not exist yet inside a writable root (a host's project hook
+    # configuration): the directory that would hold one is made read-only, or, missing too, an
+    # empty read-only one is put there (an empty directory on disk, which git does not see)
+    sealed: list[str] = []
+    for path in hidden_cp:
+        owner = next((w for w in writable if _inside(path, w) and path != w), None)
+        if owner is None or os.path.lexists(path):
+            continue
+        top = os.path.join(owner, os.path.relpath(path, owner).split(os.sep)[0])
+        if os.path.basename(top) == PROJECT_DIR or any(_inside(top, h) for h in hidden):
+            continue  # a new project settings file is the trust store's to judge; creating the
+            # directory would make this a project
+        if os.path.isdir(top) and not os.path.islink(top):
+            if top not in ro:
+                ro.append(top)
+        elif not os.path.lexists(top) and top not in sealed:
+            sealed.append(top)
 
     program = bwrap or find_program(str(config["bwrap"])) or str(config["bwrap"])
     shell = str(config["shell"])
@@ -225,6 +232,8 @@ def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
         argv += ["--bind", path, path]
     for path in ro:
         argv += ["--ro-bind", path, path]
+    for path in sealed:
+        argv += ["--tmpfs", path, "--remount-ro", path]
     for path in hidden:
         if os.path.isdir(path) and not os.path.islink(path):
             argv += ["--tmpfs", path, "--remount-ro", path]
@@ -235,5 +244,5 @@ def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
         argv += ["--unsetenv", name]
     argv += ["--", shell, "-c", prelude(config, shell, isinstance(command, str)), "agent-hooks-sandbox"]
     argv += [command] if isinstance(command, str) else [str(c) for c in command]
-    return Plan(tuple(argv), project, tuple(writable), tuple(ro), tuple(hidden), network, tuple(unset),
+    return Plan(tuple(argv), project, tuple(writable), tuple([*ro, *sealed]), tuple(hidden), network, tuple(unset),
                 (exc or {}).get("match"), tuple(notes))
