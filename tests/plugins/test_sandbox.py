@@ -396,3 +396,11 @@ def test_explain_prints_the_exact_command_line_and_the_policy(project: Path) -> 
 def test_explain_with_an_empty_command_is_one_line_exit_2(project: Path) -> None:
     r = _cli(project, "explain", "  ")
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_the_project_is_never_home_or_above_even_inside_a_repository(tmp_path: Path, home: Path) -> None:
+    (tmp_path / ".git").mkdir()  # the home directory itself lives inside a git work tree
+    work = home / "work"
+    work.mkdir()
+    plan = build(resolve(None), str(work), "true")
+    assert plan.project == str(work) and plan.writable == (str(work),)

@@ -16,7 +16,11 @@ from typing import Any
 
 from agent_hooks_core import hookimpl
 
-__all__ = ["doctor_findings", "plugin_config_model", "pre_tool", "register_commands", "wrap"]
+#: a host that asks the user about every rewritten tool call (Claude Code) may allow ours without
+#: asking: the command runs as written, only confined (Claude Code's own sandbox does the same)
+CONFINES_ONLY = True
+
+__all__ = ["CONFINES_ONLY", "doctor_findings", "plugin_config_model", "pre_tool", "register_commands", "wrap"]
 
 
 def _config(ctx: Any) -> dict[str, Any]:

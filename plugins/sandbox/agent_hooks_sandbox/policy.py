@@ -66,24 +66,27 @@ def resolve(raw: Any) -> dict[str, Any]:
 
 def project_root(cwd: str) -> str:
     """The project of ``cwd`` the way agent-hooks finds it (``.agent-hooks/``), else its git
-    work tree, else ``cwd`` itself."""
+    work tree, else ``cwd`` itself; never the home directory or above it (a project inside no
+    repository, under a home that is itself inside one, is just its directory)."""
     from agent_hooks_core.settings import find_project_root
 
+    home = os.path.realpath(os.path.expanduser("~"))
+    start = os.path.realpath(cwd)
     try:
         root = find_project_root(cwd)
     except OSError:
         root = None
-    if root is not None:
+    if root is not None and not _inside(home, os.path.realpath(root)):
         return os.path.realpath(root)
-    start = os.path.realpath(cwd)
     here = start
-    while True:
+    while not _inside(home, here):
         if os.path.exists(os.path.join(here, ".git")):
             return here
         parent = os.path.dirname(here)
         if parent == here:
-            return start
+            break
         here = parent
+    return start
 
 
 def _expand(raw: str, project: str, home: str) -> str:
