@@ -9,10 +9,12 @@ not the policy does.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -75,6 +77,23 @@ def world() -> Iterator[dict[str, str]]:
 
 def env_of(world: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in world.items() if k != "project"}
+
+
+@contextmanager
+def installed(venv: Venv, host: str, world: dict[str, str], **extra: str) -> Iterator[dict[str, str]]:
+    """``agenthooks install HOST`` from ``venv`` into the world's HOME; yields the environment to run
+    the host with (the venv first on PATH, a private run directory for any warm server, stopped
+    at the end)."""
+    run = tempfile.mkdtemp(prefix="ah-", dir="/tmp")  # unix socket paths are short
+    os.chmod(run, 0o700)
+    env = {**env_of(world), "XDG_RUNTIME_DIR": run, **extra}
+    try:
+        proc = venv.run("agenthooks", "install", host, env=env)
+        assert proc.returncode == 0, proc.stderr
+        yield {"PATH": f"{venv.path / 'bin'}:{os.environ['PATH']}", **env}
+    finally:
+        venv.run("agenthooks", "serve", "stop", env=env)
+        shutil.rmtree(run, ignore_errors=True)
 
 
 def assert_contained(world: dict[str, str], seen: str) -> None:
