@@ -99,6 +99,12 @@ def _cell(cap: Cap | None, host: str) -> str:
     return cap.flags() if cap is not None else "—"
 
 
+def sandbox_summary() -> str:
+    """One sentence for ``agenthooks hosts``: where agent-hooks-sandbox can wrap shell commands."""
+    return ("Sandbox (agent-hooks-sandbox wraps the shell commands where a pre_tool rewrite reaches the "
+            "host): " + ", ".join(f"{h} {'yes' if sandbox(h)[0] else 'no'}" for h in hosts()) + ".")
+
+
 def text(cwd: str | None = None) -> str:
     """The terminal table."""
     rows = [wiring(h, cwd) for h in hosts()]
@@ -117,10 +123,7 @@ def text(cwd: str | None = None) -> str:
     for hook in hooks:
         cells = "  ".join(f"{_cell(of(h).get(hook), h):<{max(len(h), 4)}}" for h in hosts())
         lines.append(f"  {hook:<{hw}}  {cells}")
-    cells = "  ".join(f"{'yes' if sandbox(h)[0] else 'no':<{max(len(h), 4)}}" for h in hosts())
-    lines.append(f"  {'sandbox':<{hw}}  {cells}")
-    lines += ["", "sandbox: yes where a pre_tool rewrite reaches the host (agent-hooks-sandbox wraps its shell",
-              "commands there)."]
+    lines += ["", sandbox_summary()]
     other = [h for h in all_hooks() if h not in hooks]
     lines += ["", f"No host bridge fires: {', '.join(other)}."]
     return "\n".join(lines) + "\n"
