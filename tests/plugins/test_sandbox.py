@@ -287,6 +287,18 @@ def test_a_failing_probe_names_the_namespace_problem(tmp_path: Path, monkeypatch
     assert probe.unavailable(str(fake)) is not None  # a failure is never remembered
 
 
+@pytest.mark.parametrize("host", matrix.hosts())
+def test_in_a_host_that_cannot_rewrite_the_command_is_denied_unless_fallback(host: str, project: Path) -> None:
+    out = rt(project, host=host).fire("pre_tool", bash("make"))
+    if sandbox(host)[0]:
+        assert wrapped(out)[-1] == "make"
+        return
+    assert out.decision == "blocked" and f"{host} cannot rewrite a tool's input" in out.reason
+    ui = NotedUI()
+    out = rt(project, {"fallback": "unsandboxed"}, host=host, ui=ui).fire("pre_tool", bash("make"))
+    assert out.decision != "blocked" and "UNSANDBOXED" in ui.notes[0][0]
+
+
 # -- off until enabled; an untrusted project cannot widen -----------------------------------------
 
 
@@ -354,7 +366,7 @@ def test_doctor_warns_for_a_wired_host_that_cannot_rewrite() -> None:
     assert cannot, "no host without rewrite: the warning is untested"
     lines = agent_hooks_sandbox.doctor_findings({}, [*cannot, *can])
     warned = [m for level, m in lines if level == "warning"]
-    assert all(any(m.startswith(f"sandbox: {h} ") for m in warned) for h in cannot)
+    assert all(any(m.startswith(f"sandbox: {h} ") and m.endswith("are denied") for m in warned) for h in cannot)
     assert not any(m.startswith(f"sandbox: {h} ") for m in warned for h in can)
 
 

@@ -29,8 +29,12 @@ def _config(ctx: Any) -> dict[str, Any]:
     return resolve(ctx.config)
 
 
-def wrap(config: dict[str, Any], tool_name: str, arguments: dict[str, Any], cwd: str) -> dict[str, Any] | None:
-    """The ``pre_tool`` answer for one tool call: new arguments, a block, or None (not a shell tool)."""
+def wrap(config: dict[str, Any], tool_name: str, arguments: dict[str, Any], cwd: str,
+         host: str | None = None) -> dict[str, Any] | None:
+    """The ``pre_tool`` answer for one tool call: new arguments, a block, or None (not a shell tool).
+
+    ``host``: the agent it comes from; one whose hooks cannot rewrite a tool's input would run the
+    command as written, so that counts as no sandbox at all (denied unless ``fallback``)."""
     from . import defaults as d
     from .policy import build, find_program
     from .probe import check
@@ -48,6 +52,8 @@ def wrap(config: dict[str, Any], tool_name: str, arguments: dict[str, Any], cwd:
         why = "PowerShell commands cannot be wrapped in bubblewrap"
     elif not isinstance(command, (str, list)) or (isinstance(command, list) and not command):
         return {"block": True, "reason": f"sandbox: the {tool_name} command is neither text nor a list of words"}
+    elif host is not None and _cannot_rewrite(host):
+        why = f"{host} cannot rewrite a tool's input, so its shell commands cannot be sandboxed"
     else:
         program = find_program(str(config["bwrap"]))
         why, isolation = check(program)
@@ -62,10 +68,17 @@ def wrap(config: dict[str, Any], tool_name: str, arguments: dict[str, Any], cwd:
                                      "(or set [plugins.sandbox] fallback = \"unsandboxed\")"}
 
 
+def _cannot_rewrite(host: str) -> bool:
+    from agent_hooks_core.bridges import ADAPTERS
+    from agent_hooks_core.bridges.capabilities import sandbox
+
+    return host in ADAPTERS and not sandbox(host)[0]
+
+
 @hookimpl(trylast=True)
 def pre_tool(event: Any, ctx: Any) -> dict[str, Any] | None:
     cwd = event.get("cwd") if isinstance(event.get("cwd"), str) and event.get("cwd") else ctx.cwd
-    answer = wrap(_config(ctx), event.tool_name or "", dict(event.arguments or {}), cwd)
+    answer = wrap(_config(ctx), event.tool_name or "", dict(event.arguments or {}), cwd, ctx.host)
     if answer is not None and "warning" in answer:
         ctx.ui.notify(answer["warning"], "warning")
         return None
@@ -92,7 +105,9 @@ def doctor_findings(config: Any, hosts: list[str]) -> list[tuple[str, str]]:
     for host in hosts:
         able, why = sandbox(host)
         if not able:
-            out.append(("warning", f"sandbox: {host} is wired but {why}: its shell commands run unsandboxed"))
+            then = ("run UNSANDBOXED (fallback = \"unsandboxed\")" if conf["fallback"] == "unsandboxed"
+                    else "are denied")
+            out.append(("warning", f"sandbox: {host} is wired but {why}: its shell commands {then}"))
     return out
 
 
