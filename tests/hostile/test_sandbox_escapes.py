@@ -113,3 +113,28 @@ def test_nothing_is_left_behind_that_runs_outside_later(world: dict[str, Path]) 
     for path in (".claude/settings.json", ".gemini/settings.json", ".git/hooks/pre-commit"):
         assert not (project / path).exists(), path
     assert "hooksPath" not in (project / ".git" / "config").read_text()
+
+
+def test_a_hidden_socket_cannot_be_reached(world: dict[str, Path]) -> None:
+    """A Unix socket needs no network: the container engines' and the session bus's are hidden (an
+    empty file over a socket, an empty directory over a runtime directory)."""
+    import socket
+
+    from agent_hooks_sandbox.defaults import HIDDEN
+
+    assert {"/run/docker.sock", "/var/run/docker.sock", "/run/user"} <= set(HIDDEN)
+    path = world["scratch"] / "engine.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.listen(1)
+    try:
+        rt = Runtime(plugins=[("sandbox", agent_hooks_sandbox)], cwd=str(world["project"]),
+                     plugin_config={"sandbox": {"hidden": [*HIDDEN, str(path)]}})
+        out = rt.fire("pre_tool", {"tool_name": "Bash", "arguments": {"command": (
+            "python3 -c \"import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
+            f"print('connected')\" {shlex.quote(str(path))}")}})
+        res = subprocess.run(["/bin/bash", "-c", out.data["arguments"]["command"]], capture_output=True, text=True,
+                             timeout=60, cwd=world["project"], stdin=subprocess.DEVNULL)
+        assert "connected" not in res.stdout and "ConnectionRefusedError" in res.stderr, res.stderr
+    finally:
+        server.close()

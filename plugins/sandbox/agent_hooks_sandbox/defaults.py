@@ -20,6 +20,10 @@ HIDDEN = [
     "~/.local/share/keyrings", "~/.vault-token", "~/.fly", "~/.config/heroku", "~/.netlify",
     "~/.config/vercel", "~/.mozilla", "~/.config/google-chrome", "~/.config/chromium",
     "~/.config/BraveSoftware", "~/.config/microsoft-edge", "~/snap/firefox",
+    # sockets that run code outside the sandbox (a Unix socket is reachable without a network): the
+    # container engines (root-equivalent) and the users' runtime directories, where the D-Bus session
+    # bus (systemd-run --user), ssh-agent, gpg-agent and rootless engines listen
+    "/run/docker.sock", "/var/run/docker.sock", "/run/podman", "/run/containerd", "/run/user",
 ]
 
 #: the control-plane kinds that are hidden (site-packages, kind "environment", stays readable:
