@@ -24,6 +24,8 @@ from agent_hooks_sandbox.config import SandboxConfig
 from agent_hooks_sandbox.defaults import DEFAULTS
 from agent_hooks_sandbox.policy import build, find_program, resolve
 
+from tests.plugins.sandbox_support import needs_bwrap
+
 REAL = (probe.check, find_program)
 
 
@@ -420,3 +422,35 @@ def test_the_project_is_never_home_or_above_even_inside_a_repository(tmp_path: P
     work.mkdir()
     plan = build(resolve(None), str(work), "true")
     assert plan.project == str(work) and plan.writable == (str(work),)
+
+
+# -- Claude Code: a call only the sandbox rewrote is allowed, not asked about -----------------------
+
+
+REWRITER = '''
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def pre_tool(event):
+    return {"arguments": {**event.arguments, "description": "changed"}}
+'''
+
+
+@needs_bwrap
+@pytest.mark.parametrize("other_rewriter, decision", [(False, "allow"), (True, "ask")])
+def test_claude_code_allows_what_only_the_sandbox_rewrote(other_rewriter: bool, decision: str, project: Path,
+                                                          tmp_path: Path) -> None:
+    import json
+
+    _settings(Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml", 'enabled = ["sandbox"]\n')
+    hook = tmp_path / "rewriter.py"
+    hook.write_text(REWRITER)
+    payload = {"session_id": "s", "hook_event_name": "PreToolUse", "cwd": str(project), "tool_name": "Bash",
+               "tool_input": {"command": "make"}, "tool_use_id": "t1", "transcript_path": str(tmp_path / "t")}
+    args = [sys.executable, "-m", "agent_hooks_core", *(["--hook", str(hook)] if other_rewriter else []),
+            "claude-code", "--event", "PreToolUse"]
+    res = subprocess.run(args, input=json.dumps(payload), capture_output=True, text=True, cwd=project)
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)["hookSpecificOutput"]
+    assert out["permissionDecision"] == decision, out
+    assert shlex.split(out["updatedInput"]["command"])[-1] == "make"
