@@ -117,7 +117,7 @@ def test_nothing_is_left_behind_that_runs_outside_later(world: dict[str, Path]) 
 
 def test_a_hidden_socket_cannot_be_reached(world: dict[str, Path]) -> None:
     """A Unix socket needs no network: the container engines' and the session bus's are hidden (an
-    empty file over a socket, an empty directory over a runtime directory)."""
+    /dev/null over a socket, an empty directory over a runtime directory)."""
     import socket
 
     from agent_hooks_sandbox.defaults import HIDDEN

@@ -102,7 +102,7 @@ def test_sandbox_test_self_check_passes(world: dict[str, Path]) -> None:
     assert res.returncode == 0, res.stdout + res.stderr
     assert "ok    the project is writable" in res.stdout
     assert "ok    a write outside the project changes nothing" in res.stdout
-    assert f"ok    hidden: {world['home'] / '.ssh'} is empty in the sandbox" in res.stdout
+    assert f"ok    hidden: {world['home'] / '.ssh'} shows nothing in the sandbox" in res.stdout
 
 
 @pytest.mark.parametrize("fallback, blocked", [("deny", True), ("unsandboxed", False)])
@@ -118,3 +118,12 @@ def test_namespaces_refused_denies_unless_fallback(world: dict[str, Path], fallb
     assert (out.decision == "blocked") is blocked
     if blocked:
         assert "setting up uid map: Permission denied" in out.reason
+
+
+def test_a_hidden_file_cannot_be_read(world: dict[str, Path]) -> None:
+    (world["home"] / ".netrc").write_text("machine example.com password hunter2\n")
+    res = run_tool(world["project"], "cat ~/.netrc; cp ~/.netrc leaked.txt; echo done")
+    assert "hunter2" not in res.stdout + res.stderr
+    assert "hunter2" not in ((world["project"] / "leaked.txt").read_text()
+                             if (world["project"] / "leaked.txt").exists() else "")
+    assert "Permission denied" in res.stderr and res.stdout.strip() == "done"

@@ -160,11 +160,11 @@ def self_check(config: dict[str, Any], cwd: str, program: str | None) -> list[tu
         res = _run(config, cwd, check, program)
         empty = res.stdout.strip() == ""
         if not empty or shown < 3:
-            results.append((empty, f"hidden: {path} is empty in the sandbox" if empty else
+            results.append((empty, f"hidden: {path} shows nothing in the sandbox" if empty else
                             f"hidden path {path} is visible in the sandbox"))
             shown += 1
     if shown < len(plan.hidden):
-        results.append((True, f"... and {len(plan.hidden) - shown} more hidden paths are empty"))
+        results.append((True, f"... and {len(plan.hidden) - shown} more hidden paths show nothing"))
     if not plan.hidden:
         results.append((True, "no hidden path exists on this machine (nothing to hide)"))
     if plan.network == "off":

@@ -11,7 +11,8 @@ WRITABLE = [PROJECT]
 #: inside a writable root, still read-only: what runs code for the user outside the sandbox later
 READ_ONLY = ["{project}/.git/hooks", "{project}/.git/config"]
 
-#: credential stores: an empty directory (or an empty file) is mounted over each one that exists
+#: credential stores: an empty read-only directory is mounted over each one that exists, /dev/null
+#: over a file (unreadable there: bubblewrap mounts it nodev)
 HIDDEN = [
     "~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.config/gh", "~/.config/hub",
     "~/.config/doctl", "~/.oci", "~/.kube", "~/.docker/config.json", "~/.netrc", "~/.pgpass", "~/.my.cnf",
