@@ -72,15 +72,17 @@ def world(scratch: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     return {"home": home, "settings": settings, "project": project, "scratch": scratch}
 
 
-def runtime(project: Path, config: Any = None) -> Runtime:
-    return Runtime(plugins=[("guard", agent_hooks_guard), ("sandbox", agent_hooks_sandbox)], cwd=str(project),
+def runtime(project: Path, config: Any = None, guard: bool = True) -> Runtime:
+    plugins: list[Any] = [("guard", agent_hooks_guard)] if guard else []
+    return Runtime(plugins=[*plugins, ("sandbox", agent_hooks_sandbox)], cwd=str(project),
                    plugin_config={"sandbox": config} if config is not None else {})
 
 
-def run_tool(project: Path, command: str, config: Any = None,
-             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """pre_tool with guard + sandbox, then run what came out with a shell, as a host would."""
-    out = runtime(project, config).fire("pre_tool", {"tool_name": "Bash", "arguments": {"command": command}})
+def run_tool(project: Path, command: str, config: Any = None, env: dict[str, str] | None = None,
+             guard: bool = True) -> subprocess.CompletedProcess[str]:
+    """pre_tool with guard + sandbox (or the sandbox alone), then run what came out with a shell,
+    as a host would."""
+    out = runtime(project, config, guard).fire("pre_tool", {"tool_name": "Bash", "arguments": {"command": command}})
     assert out.decision != "blocked", out.reason
     wrapped = out.data["arguments"]["command"]
     assert wrapped != command

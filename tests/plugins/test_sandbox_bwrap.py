@@ -122,7 +122,7 @@ def test_namespaces_refused_denies_unless_fallback(world: dict[str, Path], fallb
 
 def test_a_hidden_file_cannot_be_read(world: dict[str, Path]) -> None:
     (world["home"] / ".netrc").write_text("machine example.com password hunter2\n")
-    res = run_tool(world["project"], "cat ~/.netrc; cp ~/.netrc leaked.txt; echo done")
+    res = run_tool(world["project"], "cat ~/.netrc; cp ~/.netrc leaked.txt; echo done", guard=False)
     assert "hunter2" not in res.stdout + res.stderr
     assert "hunter2" not in ((world["project"] / "leaked.txt").read_text()
                              if (world["project"] / "leaked.txt").exists() else "")
