@@ -24,6 +24,7 @@ from . import probe
 #: a command that does more than run one program: per-command exceptions never apply to it
 _COMPOUND = re.compile(r"[;&|`<>\n\r]|\$\(")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in d.SECRET_ENV_PATTERNS))
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ def control_plane(cwd: str, env: Mapping[str, str] | None = None) -> tuple[list[
 def secret_env(config: Mapping[str, Any], env: Mapping[str, str]) -> list[str]:
     """Names to remove: secret-looking names in ``env``, the well-known ones, and ``unset_env``."""
     keep = set(config["keep_env"]) | set(d.KEEP_ENV)
-    names = {n for n in env if any(fnmatch.fnmatchcase(n.upper(), p) for p in d.SECRET_ENV_PATTERNS)}
+    names = {n for n in env if _SECRET_NAME.match(n.upper())}
     names |= set(d.SECRET_ENV_NAMES) | set(config["unset_env"])
     return sorted(n for n in names - keep if n and "=" not in n)
 
@@ -132,7 +133,9 @@ def prelude(config: Mapping[str, Any], shell: str, text: bool) -> str:
     environment the command really gets (the host's shell's, which the hook never sees), then exec
     the command, so no process inside still holds the secrets in its ``/proc/PID/environ``."""
     keep = sorted(n for n in {*config["keep_env"], *d.KEEP_ENV} if _ENV_NAME.fullmatch(n))
-    names = "$(compgen -e)" if os.path.basename(shell) == "bash" else \
+    # bash lists every variable name by its first character without starting a process
+    first = [*"ABCDEFGHIJKLMNOPQRSTUVWXYZ", "_", *"abcdefghijklmnopqrstuvwxyz"]
+    names = " ".join(f"${{!{c}@}}" for c in first) if os.path.basename(shell) == "bash" else \
         "$(env | sed -n 's/^\\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p')"
     secret = [*d.SECRET_ENV_PATTERNS, *d.SECRET_ENV_NAMES,
               *(n for n in config["unset_env"] if _ENV_NAME.fullmatch(n))]
