@@ -434,7 +434,7 @@ class Runtime:
             raise PayloadError(too_deep(hook, payload)) from None
         handlers = self._handlers[hook]
         notes: list[str] = []
-        if hd.fail_closed and (self._tampered or self._pins):
+        if hd.fail_closed and (self._tampered or self._pins or self.plugin_info):
             tampered = self.tampered()
             if tampered:
                 # the handlers are not the ones that were loaded: none of them decides

@@ -274,8 +274,9 @@ def _load_one(rt: Runtime, cand: Candidate, info: PluginInfo, the_plan: LoadPlan
             else:
                 assert cand.path is not None
                 code = read_code(cand.path)
-                if cand.scope == "project" and the_plan.trust is not None:
-                    untrusted = the_plan.trust.code_reason(code)
+                pins = {"project": the_plan.trust, "user": the_plan.user_trust}.get(cand.scope or "")
+                if pins is not None:
+                    untrusted = pins.code_reason(code)
                     if untrusted is not None:  # changed since planning: these bytes never run
                         info.status, info.reason = UNTRUSTED, untrusted
                         return None
