@@ -50,6 +50,8 @@ CODE_KEYS = ("hooks", "chibi_plugins")
 POLICY_KEYS = ("disabled", "plugins", "hook_timeout", "timeouts")
 #: the keys an organisation file may set (no code: it is fetched, not reviewed)
 ORG_KEYS = frozenset({"disabled", "required", "plugins"})
+#: why a plugin shipped off until enabled is not loaded
+OFF_UNTIL_ENABLED = "off until enabled (`agenthooks plugins enable {name}`)"
 #: the built-in per-handler time limit (seconds); the runtime's DEFAULT_TIMEOUT, kept equal by a test
 DEFAULT_HOOK_TIMEOUT = 30.0
 
@@ -434,17 +436,18 @@ class Settings:
         required = self.required
         return next((required[k] for k in (normalize_name(n) for n in names if n) if k in required), None)
 
-    def plugin_state(self, names: Iterable[str]) -> tuple[bool, str | None]:
+    def plugin_state(self, names: Iterable[str], *, default: bool = True) -> tuple[bool, str | None]:
         """Whether a plugin known by ``names`` (entry-point and distribution name) is enabled.
 
         Files apply in order (user, then project); in each, ``enabled`` re-enables and then
         ``disabled`` disables, so within one file ``disabled`` wins and the project overrides the
         user. A required plugin is not disabled by the user or project files; the organisation's
-        ``disabled`` wins over everything. Returns (enabled, why-disabled).
+        ``disabled`` wins over everything. ``default=False``: a plugin shipped off until enabled
+        (no file enables it: off). Returns (enabled, why-disabled).
         """
         names = [n for n in names if n]
         keys = {normalize_name(n) for n in names}
-        enabled, reason = True, None
+        enabled, reason = default, (None if default else OFF_UNTIL_ENABLED.format(name=names[0] if names else "?"))
         for f in self.files:
             if keys & {normalize_name(n) for n in f.get("enabled") or ()}:
                 enabled, reason = True, None

@@ -75,3 +75,16 @@ def of(host: str) -> dict[str, Cap]:
         if isinstance(caps, dict):
             return caps
     return DECLARED.get(host, {})
+
+
+def sandbox(host: str) -> tuple[bool, str]:
+    """Can a ``pre_tool`` rewrite (what agent-hooks-sandbox does to a shell command) reach ``host``?
+
+    (True, the host events it rides on) or (False, why not).
+    """
+    cap = of(host).get("pre_tool")
+    if cap is None:
+        return False, "it does not fire pre_tool"
+    if not cap.rewrite:
+        return False, f"its {cap.via} cannot rewrite a tool's input"
+    return True, cap.via

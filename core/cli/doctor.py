@@ -149,7 +149,32 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
                 add(Finding({"ok": "ok", "problem": "error"}.get(level, "info"), "hosts", message))
         except Exception as exc:  # a host check must not break doctor
             add(Finding("info", "hosts", f"{host} check unavailable: {type(exc).__name__}: {exc}"))
+    _plugin_checks(rt, plugin_rows, add)
     return versions, findings, plugin_rows
+
+
+def _plugin_checks(rt: Any, plugin_rows: list[dict[str, Any]], add: Any) -> None:
+    """A loaded plugin's own checks: a module-level ``doctor_findings(config, wired_hosts)`` returning
+    (level, message) pairs (the sandbox: is bubblewrap usable, can each wired host rewrite)."""
+    from ..bridges import matrix
+
+    checks = []
+    for row in plugin_rows:
+        name = str(row.get("name"))
+        obj = rt.pm.get_plugin(name) if row.get("status") == "loaded" else None
+        check = getattr(obj, "doctor_findings", None)
+        if callable(check):
+            checks.append((name, check))
+    if not checks:
+        return
+    wired = [h for h in matrix.hosts() if matrix.wiring(h, common.OPTIONS.cwd)["wired"]]
+    for name, check in checks:
+        try:
+            for level, message in check(rt.context(name).config, wired):
+                add(Finding(level if level in _STYLE else "info", "plugins", str(message), name))
+        except Exception as exc:  # a plugin's check must not break doctor
+            add(Finding("error", "plugins", f"plugin {name!r}: its doctor check failed: {type(exc).__name__}: {exc}",
+                        name))
 
 
 _STYLE = {"ok": "green", "info": "cyan", "warning": "yellow", "error": "red"}

@@ -144,6 +144,8 @@ def set_enabled(name: str, enable: bool, project: bool) -> list[str]:
     spelled = _spelling(name, found)
     target = _target_file(project)
     lines: list[str] = []
+    # a plugin shipped off until enabled is switched on by `enabled`, in either file
+    default = not any(c.record is not None and c.record.off_until_enabled for c in found)
 
     def mutate(doc: Any) -> bool:
         if enable:
@@ -157,13 +159,13 @@ def set_enabled(name: str, enable: bool, project: bool) -> list[str]:
 
     changed = edit_file(target, mutate)
     settings = common.settings()
-    state, reason = settings.plugin_state(all_names)
+    state, reason = settings.plugin_state(all_names, default=default)
     by_organisation = bool(reason and reason.startswith("disabled by organisation policy"))
-    if enable and not state and project and not by_organisation:
+    if enable and not state and (project or not default) and not by_organisation:
         edit_file(target, lambda doc: list_add(doc, "enabled", spelled))
         changed = True
         settings = common.settings()
-        state, reason = settings.plugin_state(all_names)
+        state, reason = settings.plugin_state(all_names, default=default)
     if not enable:
         required = settings.required_by(all_names)
         if required is not None:

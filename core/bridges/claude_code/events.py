@@ -158,12 +158,20 @@ class Bridge:
         changed = arguments != original
         if changed and decision is None:
             decision = "allow" if (self.options.on_rewrite == "allow"
-                                   or self.event.get("permission_mode") == "bypassPermissions") else "ask"
+                                   or self.event.get("permission_mode") == "bypassPermissions"
+                                   or self._only_confined(out.answered)) else "ask"
             changers = ", ".join(p for p in out.answered) or "a plugin"
             reason = f"agent-hooks: {changers} changed the {tool} input"
         if decision is not None:
             reply.specific(permissionDecision=decision, permissionDecisionReason=cap(reason or ""),
                            updatedInput=arguments if changed else None)
+
+    def _only_confined(self, changers: list[str]) -> bool:
+        """Every plugin that changed the input only confined it (declares ``CONFINES_ONLY = True``:
+        agent-hooks-sandbox wraps a command in bubblewrap): the call is allowed as rewritten, as
+        Claude Code allows a command its own sandbox runs, instead of asking about every one."""
+        return bool(changers) and all(getattr(self.rt.pm.get_plugin(p), "CONFINES_ONLY", False) is True
+                                      for p in changers)
 
     def _post_tool(self, failed: bool) -> None:
         tool, tool_input = self._tool()
