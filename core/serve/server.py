@@ -119,6 +119,10 @@ class Server:
         from .httpserver import TCPServer, UnixServer
 
         self._lock()
+        from .workers import ENV_WORKERS, Workers
+
+        if os.environ.get(ENV_WORKERS, "").strip() != "0":
+            self.service.workers = Workers()
         try:
             self.socket_path.unlink()  # a stale socket: the lock says nobody serves it
         except FileNotFoundError:
@@ -161,6 +165,8 @@ class Server:
             s.shutdown()
             s.server_close()
         self.listeners = []
+        if self.service.workers is not None:
+            self.service.workers.close()
         for p in (self.socket_path, paths.pid_path()):
             try:
                 p.unlink()

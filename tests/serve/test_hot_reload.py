@@ -57,7 +57,8 @@ def test_install_a_wheel_then_disable_it_while_the_server_runs(serve_home, tmp_p
     wheel = _wheel(tmp_path)
     project = tmp_path / "project"
     project.mkdir()
-    srv = start_server(serve_home, {"PYTHONPATH": str(site), "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD": "0"})
+    srv = start_server(serve_home, {"PYTHONPATH": str(site), "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD": "0",
+                                    "AGENT_HOOKS_SERVE_WORKERS": "1"})  # one worker: builds are countable
     try:
         assert _decision(srv, project) is None  # warm, and the plugin is not there yet
         builds = srv.status()["builds"]
