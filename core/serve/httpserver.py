@@ -327,9 +327,11 @@ class _Bounded:
         self._reserve = _reserve()
 
     def server_close(self) -> None:
-        self._closing.set()
-        if self._reserve is not None:
-            os.close(self._reserve)
+        closing = getattr(self, "_closing", None)  # absent when binding failed in __init__
+        if closing is not None:
+            closing.set()
+        if getattr(self, "_reserve", None) is not None:
+            os.close(self._reserve)  # type: ignore[arg-type]
             self._reserve = None
         super().server_close()  # type: ignore[misc]
 

@@ -111,3 +111,72 @@ class Caps:
             else:
                 self.open.pop(key, None)
             self.count = max(0, self.count - 1)
+
+
+def port_holder(port: int) -> str:
+    """Who listens on 127.0.0.1:``port``, in words ("pid 123 (python3 ...), user alice"), as far as
+    this user may see (Linux: ``/proc/net/tcp``; the pid only for processes we may inspect)."""
+    owner: tuple[int, str] | None = None
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table, encoding="ascii") as fh:
+                for line in fh:
+                    fields = line.split()
+                    if len(fields) > 9 and fields[3] == "0A" and fields[1].endswith(f":{port:04X}"):
+                        owner = (int(fields[7]), fields[9])
+                        break
+        except (OSError, ValueError):
+            continue
+        if owner is not None:
+            break
+    if owner is None:
+        return "another process"
+    uid, inode = owner
+    try:
+        import pwd
+
+        user = f"user {pwd.getpwuid(uid).pw_name}"
+    except (ImportError, KeyError):
+        user = f"uid {uid}"
+    pid = _pid_of_socket(inode)
+    if pid is None:
+        return f"a process of {user}"
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            command = fh.read(200).replace(b"\0", b" ").decode("utf-8", "replace").strip()
+    except OSError:
+        command = ""
+    return f"pid {pid}" + (f" ({command})" if command else "") + f", {user}"
+
+
+def _pid_of_socket(inode: str) -> int | None:
+    want = f"socket:[{inode}]"
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return None
+    for pid in pids:
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == want:
+                    return int(pid)
+        except OSError:
+            continue
+    return None
+
+
+def other_users() -> list[str]:
+    """Other people with a login on this machine (uid >= 1000 and a login shell), for deciding
+    whether a TCP port on 127.0.0.1 is private enough to carry the token."""
+    try:
+        import pwd
+    except ImportError:
+        return []
+    me = own_uid()
+    out = []
+    for entry in pwd.getpwall():
+        shell = entry.pw_shell or ""
+        if entry.pw_uid >= 1000 and entry.pw_uid != me and entry.pw_uid != 65534 \
+                and not shell.endswith(("nologin", "false")):
+            out.append(entry.pw_name)
+    return sorted(out)
