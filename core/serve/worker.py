@@ -1,4 +1,4 @@
-"""One warm worker of the server (``python -m agent_hooks_core.serve.worker``): where plugin code runs.
+"""One warm worker of the server (started by workers.py): where plugin code runs.
 
 The server (:mod:`.workers`) starts a few of these and sends each one request at a time over the
 worker's stdin; the answer goes back on the worker's stdout. Plugin code runs only here, so the

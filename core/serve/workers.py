@@ -58,7 +58,7 @@ class Worker:
         from ..transports.client import python
 
         self.proc = subprocess.Popen(
-            [python(), *_our_flags(), "-m", "agent_hooks_core.serve.worker"],
+            [python(), *_our_flags(), "-c", _BOOT],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None, start_new_session=True,
             close_fds=True)
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -175,6 +175,12 @@ class Worker:
         if isinstance(reply.get("pool"), dict):
             self.pool = reply["pool"]
         return reply
+
+
+#: the worker's start: the current directory off ``sys.path`` first (``-c`` puts it there, and a
+#: project directory must never shadow our modules), on every Python version
+_BOOT = ("import sys\nif sys.path and sys.path[0] == '': del sys.path[0]\n"
+         "from agent_hooks_core.serve.worker import main\nsys.exit(main())")
 
 
 def _our_flags() -> list[str]:

@@ -117,3 +117,20 @@ def test_a_plugin_that_forks_a_long_lived_child_holds_nothing_of_ours(serve_home
         again.stop()
         if child.exists():
             os.kill(int(child.read_text()), signal.SIGKILL)
+
+
+def test_the_directory_the_server_runs_in_never_shadows_our_modules(tmp_path, hook):
+    import sys
+
+    home = tmp_path / "home"
+    trap = home / "agent_hooks_core"
+    trap.mkdir(parents=True)
+    (trap / "__init__.py").write_text("raise SystemExit('the project shadowed agent_hooks_core')\n")
+    code = ("import sys; sys.path.remove(''); from agent_hooks_core.__main__ import main; "
+            "sys.exit(main(['serve', 'run']))")
+    srv = start_server(home, {"AGENT_HOOKS_SERVE_WORKERS": "1"}, argv=[sys.executable, "-c", code])
+    try:  # the server runs in `home`; its worker must import our package, not the trap
+        path = f"/hosts/claude-code?arg=--hook&arg={hook}"
+        assert _decision(srv, path, tmp_path, "rm -rf ~") == ("deny", "no rm")
+    finally:
+        srv.stop()
