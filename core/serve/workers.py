@@ -52,6 +52,13 @@ def pool_size() -> int:
 class WorkerGone(Exception):
     """The worker gave no answer (one line: why)."""
 
+    #: False when the worker was gone before it got the request (it may go to another one)
+    delivered = True
+
+
+class DeadOnArrival(WorkerGone):
+    delivered = False
+
 
 class Worker:
     def __init__(self) -> None:
@@ -163,11 +170,16 @@ class Worker:
         return data
 
     def exchange(self, header: dict[str, Any], payload: bytes, until: float) -> dict[str, Any]:
-        if not self.ready:
-            hello = self._read_frame(until)
-            if not hello.get("ready"):
-                raise WorkerGone("the worker did not start")
-            self.ready = True
+        try:
+            if not self.ready:
+                hello = self._read_frame(until)
+                if not hello.get("ready"):
+                    raise WorkerGone("the worker did not start")
+                self.ready = True
+            elif self.proc.poll() is not None:
+                raise WorkerGone(_ended(self.proc.returncode))
+        except WorkerGone as exc:
+            raise DeadOnArrival(str(exc)) from None
         data = json.dumps(header).encode("utf-8")
         self._send(b"%d %d\n" % (len(data), len(payload)) + data + payload, until)
         reply = self._read_frame(until)
@@ -240,10 +252,20 @@ class Workers:
     def call(self, header: dict[str, Any], payload: bytes, deadline: float) -> dict[str, Any]:
         """The worker's reply to one request; WorkerGone when there is none by ``deadline``."""
         until = time.monotonic() + deadline
-        try:
-            worker = self.idle.get(timeout=max(deadline, 0.0))
-        except queue.Empty:
-            raise WorkerGone(f"no answer within {deadline:g} s (every worker is busy)") from None
+        why = "no worker"
+        for _ in range(self.size + 2):  # bounded: workers that cannot start are not retried forever
+            try:
+                worker = self.idle.get(timeout=max(until - time.monotonic(), 0.0))
+            except queue.Empty:
+                raise WorkerGone(f"no answer within {deadline:g} s (every worker is busy)") from None
+            try:
+                return self._exchange(worker, header, payload, until, deadline)
+            except DeadOnArrival as exc:  # it died while idle (and is replaced): the request goes to another
+                why = str(exc)
+        raise WorkerGone(f"no worker could take the request: {why}")
+
+    def _exchange(self, worker: Worker, header: dict[str, Any], payload: bytes, until: float,
+                  deadline: float) -> dict[str, Any]:
         try:
             reply = worker.exchange(header, payload, until)
         except TimeoutError:

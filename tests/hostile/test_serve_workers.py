@@ -134,3 +134,26 @@ def test_the_directory_the_server_runs_in_never_shadows_our_modules(tmp_path, ho
         assert _decision(srv, path, tmp_path, "rm -rf ~") == ("deny", "no rm")
     finally:
         srv.stop()
+
+
+def test_a_worker_killed_while_idle_costs_no_request_a_deny(serve_home, hook, tmp_path):
+    srv = start_server(serve_home, {"AGENT_HOOKS_SERVE_WORKERS": "2"})
+    path = f"/hosts/claude-code?arg=--hook&arg={hook}"
+    try:
+        assert _decision(srv, path, tmp_path, "ls")[0] is None
+        pids = srv.status()["workers"]
+        for pid in pids:  # the OOM killer, an impatient admin
+            os.kill(pid, signal.SIGKILL)
+        for pid in pids:  # dead (a zombie until the server notices) before the next request
+            while _state(pid) not in ("Z", None):
+                pass
+        assert [_decision(srv, path, tmp_path, c)[0] for c in ("ls", "ls", "rm -rf ~")] == [None, None, "deny"]
+    finally:
+        srv.stop()
+
+
+def _state(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
