@@ -126,13 +126,6 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
         elif items:
             add(Finding("warning", "trust", f"project {settings.project_root} is not trusted: its {len(items)} "
                                             "code item(s) do not load; `agenthooks trust` to allow them"))
-    try:  # the warm server and stdio sessions: running, port, enforced policy per runtime
-        from ..serve.report import findings as serve_findings
-
-        for level, message in serve_findings():
-            add(Finding(level, "serve", message))
-    except Exception as exc:  # a server check must not break doctor
-        add(Finding("info", "serve", f"server check unavailable: {type(exc).__name__}: {exc}"))
     from ..bridges import INSTALLERS, load
 
     for host, spec in INSTALLERS.items():  # every host's installer says how its wiring looks
@@ -142,6 +135,13 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
                 add(Finding({"ok": "ok", "problem": "error"}.get(level, "info"), "hosts", message))
         except Exception as exc:  # a host check must not break doctor
             add(Finding("info", "hosts", f"{host} check unavailable: {type(exc).__name__}: {exc}"))
+    try:  # the warm server and stdio sessions: running, port, enforced policy per runtime
+        from ..serve.report import findings as serve_findings
+
+        for level, message in serve_findings():
+            add(Finding(level, "serve", message))
+    except Exception as exc:  # a server check must not break doctor
+        add(Finding("info", "serve", f"server check unavailable: {type(exc).__name__}: {exc}"))
     return versions, findings, plugin_rows
 
 
