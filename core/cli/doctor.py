@@ -82,8 +82,8 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
     try:  # the warm server and stdio sessions: running, port, enforced policy per runtime
         from ..serve.report import findings as serve_findings
 
-        for level, message in serve_findings():
-            add(Finding(level, "serve", message))
+        for level, line in serve_findings():
+            add(Finding(level, "serve", line))
     except Exception as exc:  # a server check must not break doctor
         add(Finding("info", "serve", f"server check unavailable: {type(exc).__name__}: {exc}"))
     gate_info = rt.plugin_info.get(GATE)
