@@ -29,6 +29,7 @@ def _describe(st: dict[str, Any]) -> list[str]:
         f"events:      {st.get('events')} served, {st.get('blocked')} blocked, {st.get('failures')} failed, "
         f"{st.get('rejected')} requests refused",
         f"latency:     p50 {st.get('p50_ms')} ms, p99 {st.get('p99_ms')} ms",
+        f"workers:     {len(st.get('workers') or [])} processes ({st.get('workers_replaced', 0)} replaced)",
         f"runtimes:    {st.get('runtimes')} warm, {st.get('builds')} built",
         f"plugins:     {', '.join(st.get('plugins') or []) or '(none loaded yet)'}",
         "last reload: " + (time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(reload)) if reload else "never"),
