@@ -79,6 +79,13 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
             add(Finding("warning", "settings", w))
     for notice in the_plan.notices if the_plan is not None else ():
         add(Finding("warning", "trust" if "untrusted" in notice else "settings", notice))
+    try:  # the warm server and stdio sessions: running, port, enforced policy per runtime
+        from ..serve.report import findings as serve_findings
+
+        for level, line in serve_findings():
+            add(Finding(level, "serve", line))
+    except Exception as exc:  # a server check must not break doctor
+        add(Finding("info", "serve", f"server check unavailable: {type(exc).__name__}: {exc}"))
     gate_info = rt.plugin_info.get(GATE)
     if gate_info is not None:
         add(Finding("error", "plugins", f"gating hooks deny every call: {info_dict(gate_info).get('reason')}"))

@@ -29,10 +29,14 @@ def _describe(st: dict[str, Any]) -> list[str]:
         f"events:      {st.get('events')} served, {st.get('blocked')} blocked, {st.get('failures')} failed, "
         f"{st.get('rejected')} requests refused",
         f"latency:     p50 {st.get('p50_ms')} ms, p99 {st.get('p99_ms')} ms",
+        f"workers:     {len(st.get('workers') or [])} processes ({st.get('workers_replaced', 0)} replaced)",
         f"runtimes:    {st.get('runtimes')} warm, {st.get('builds')} built",
         f"plugins:     {', '.join(st.get('plugins') or []) or '(none loaded yet)'}",
         "last reload: " + (time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(reload)) if reload else "never"),
     ]
+    from ..serve.report import policy_lines
+
+    lines += [f"policy:      {line}" for line in policy_lines(st)]
     return lines
 
 
@@ -100,11 +104,11 @@ def register(app: Any) -> None:
     @serve_app.command("status")
     def status_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readable")) -> None:
         """Is it running; events served, latency, plugins loaded, last reload. Exit 1 when not running."""
-        from ..serve import server
+        from ..serve import server, sessions
 
         st = server.status()
         if as_json:
-            common.echo_json(st if st is not None else {"running": False})
+            common.echo_json({**(st if st is not None else {"running": False}), "sessions": sessions.live()})
         elif st is None:
             typer.echo("not running (start it with `agenthooks serve start`)")
         else:

@@ -240,20 +240,25 @@ def test_kill_9_mid_request_the_client_falls_back_and_gating_stays_closed(serve_
         srv.stop()
 
 
-def test_a_plugin_that_ends_the_server_process_still_ends_in_a_deny(serve_home, tmp_path):
+def test_a_plugin_that_ends_its_process_denies_and_the_server_keeps_serving(serve_home, tmp_path):
     hook = tmp_path / "exit.py"
     hook.write_text("import os\nfrom agent_hooks_core import hookimpl\n\n@hookimpl\ndef pre_tool(event):\n"
-                    "    if os.environ.get('IN_SERVER'):\n        os._exit(0)\n"
-                    "    return {'block': True, 'reason': 'answered in-process'}\n")
-    srv = start_server(serve_home, {"IN_SERVER": "1"})
+                    "    if event.arguments.get('command') == 'exit':\n        os._exit(0)\n"
+                    "    return {'block': True, 'reason': 'answered'}\n")
+    srv = start_server(serve_home, {"AGENT_HOOKS_SERVE_WORKERS": "1"})
     try:
-        env = {k: v for k, v in srv.run_env().items() if k != "IN_SERVER"}
         argv = client.command_for("claude-code", ["--event", "PreToolUse", "--hook", str(hook)], gating=True,
                                   autostart=False, socket=srv.sock)
-        proc = subprocess.run(argv, input=bash(tmp_path, "rm -rf ~"), capture_output=True, env=env, timeout=60)
+        before = srv.status()["workers"]
+        proc = subprocess.run(argv, input=bash(tmp_path, "exit"), capture_output=True, env=srv.run_env(), timeout=60)
         answer = json.loads(proc.stdout)["hookSpecificOutput"]
         assert (proc.returncode, answer["permissionDecision"]) == (0, "deny")
-        assert srv.proc.wait(timeout=30) == 0  # the plugin did end the server
+        assert "the worker exited" in answer["permissionDecisionReason"]
+        assert srv.proc.poll() is None  # the plugin ended a worker, not the server
+        again = subprocess.run(argv, input=bash(tmp_path, "ls"), capture_output=True, env=srv.run_env(), timeout=60)
+        assert json.loads(again.stdout)["hookSpecificOutput"]["permissionDecisionReason"] == "answered"
+        st = srv.status()
+        assert st["workers"] != before and len(st["workers"]) == 1 and st["workers_replaced"] == 1
     finally:
         srv.stop()
 
