@@ -43,6 +43,11 @@ if TYPE_CHECKING:
 ENV_WORKER = "AGENT_HOOKS_BRIDGE_WORKER"
 #: seconds; overrides the adapter's ``answer_deadline``
 ENV_DEADLINE = "AGENT_HOOKS_ANSWER_DEADLINE"
+#: wall-clock time (seconds since the epoch) by which the answer must be written: the fast client
+#: passes what is left of the event's budget, so the start-up of this process counts against it
+ENV_ANSWER_BY = "AGENT_HOOKS_ANSWER_BY"
+#: seconds kept after the deadline to write the answer and exit
+WRITE_MARGIN = 0.2
 #: when the adapter names none
 DEFAULT_DEADLINE = 55.0
 #: seconds the worker gets to exit after its answer before it is killed
@@ -111,11 +116,20 @@ def _read(stdin: IO[bytes] | None) -> tuple[bytes, str | None]:
 
 
 def _deadline(adapter: Any) -> float:
+    """Seconds from now the worker gets: the adapter's (or ``ENV_DEADLINE``), cut to what is left
+    before ``ENV_ANSWER_BY``."""
     try:
         value = float(os.environ.get(ENV_DEADLINE, ""))
     except ValueError:
         value = 0.0
-    return value if value > 0 else float(getattr(adapter, "answer_deadline", DEFAULT_DEADLINE))
+    deadline = value if value > 0 else float(getattr(adapter, "answer_deadline", DEFAULT_DEADLINE))
+    try:
+        by = float(os.environ.get(ENV_ANSWER_BY, ""))
+    except ValueError:
+        return deadline
+    if by == by:  # not NaN
+        deadline = min(deadline, max(by - time.time() - WRITE_MARGIN, 0.05))
+    return deadline
 
 
 def answer_event(adapter: Any, raw: bytes, options: CommandOptions, factory: RuntimeFactory) -> HostAnswer:
