@@ -27,6 +27,7 @@ from ..hostkit.jsonconfig import (
     run_plan,
     runs_us,
     shell_command,
+    transport_note,
 )
 from .adapter import EVENTS
 
@@ -207,6 +208,8 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
     data, old = read_json(path)
     new = with_us(data, path, argv)
     plan = ConfigEdit([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
+    if argv is None:
+        plan.notes.append(transport_note("Codex"))
     if trust:
         plan.changes.append(_trust_change(path, data, new))
     else:

@@ -19,6 +19,7 @@ from ..hostkit.jsonconfig import (
     run_plan,
     runs_us,
     shell_command,
+    transport_note,
 )
 from .adapter import GATING
 
@@ -84,6 +85,8 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None, 
     data, old = read_json(path)
     new = with_us(data, path, argv)
     plan = ConfigEdit([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
+    if argv is None:
+        plan.notes.append(transport_note("Cursor"))
     if scope == "project":
         plan.notes.append("Cursor runs project hooks only in a trusted workspace")
     return plan

@@ -22,6 +22,7 @@ from ..hostkit.jsonconfig import (
     run_plan,
     runs_us,
     shell_command,
+    transport_note,
 )
 from .adapter import EVENTS
 
@@ -100,6 +101,8 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None, 
     data, old = read_json(path)
     new = with_us(data, path, argv)
     plan = ConfigEdit([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
+    if argv is None:
+        plan.notes.append(transport_note("Gemini CLI"))
     if scope == "project" and not folder_trusted(path.parent.parent):
         plan.notes.append(f"Gemini CLI loads project hooks only in a trusted folder: trust {path.parent.parent} "
                           "when Gemini asks (or /permissions); headless runs need GEMINI_CLI_TRUST_WORKSPACE=true")
