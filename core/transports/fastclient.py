@@ -193,9 +193,10 @@ def _spawn(argv, stdin_fd=None, stdout_fd=None, detach=False, env=None):
         actions += [(posix.POSIX_SPAWN_DUP2, devnull, 0), (posix.POSIX_SPAWN_DUP2, devnull, 1),
                     (posix.POSIX_SPAWN_DUP2, devnull, 2)]
     try:
-        # a process group of its own (not detached): the client can kill it and whatever it forked
-        return posix.posix_spawn(argv[0], argv, posix.environ if env is None else env, file_actions=actions,
-                                 setsid=detach, setpgroup=None if detach else 0)
+        # detached: a session of its own; else a process group of its own, so that the client can
+        # kill it and whatever it forked
+        group = {"setsid": True} if detach else {"setpgroup": 0}
+        return posix.posix_spawn(argv[0], argv, posix.environ if env is None else env, file_actions=actions, **group)
     finally:
         if detach:
             posix.close(devnull)

@@ -13,6 +13,7 @@ from ..hostkit.jsonconfig import (
     ConfigEdit,
     FileChange,
     InstallError,
+    broken_wiring,
     dump_json,
     event_argv,
     read_json,
@@ -141,12 +142,15 @@ def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
         where = f"Cursor {scope} hooks ({path})"
         open_gates = [e for e in GATING if e in ours and not all(h.get("failClosed") is True for h in ours[e])]
         missing = [e for e in WIRED if e not in ours]
+        gone = broken_wiring(sorted({h.get("command", "") for hs in ours.values() for h in hs}))
+        if gone:
+            lines.append(f"problem: {where}: {gone}; run `agenthooks install cursor --{scope}`")
         if open_gates:
             lines.append(f"problem: {where}: {', '.join(sorted(open_gates))} without failClosed: a crash of ours "
                          f"would let the action run; run `agenthooks install cursor --{scope}`")
         if missing:
             lines.append(f"warning: {where}: not wired for {', '.join(missing)}")
-        if not (open_gates or missing):
+        if not (gone or open_gates or missing):
             lines.append(f"ok: {where}: wired for {len(WIRED)} events, gating events fail closed")
     if not lines:
         lines.append("warning: Cursor is not wired to agent-hooks; run `agenthooks install cursor`")

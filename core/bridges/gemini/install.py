@@ -16,6 +16,7 @@ from ..hostkit.jsonconfig import (
     ConfigEdit,
     FileChange,
     InstallError,
+    broken_wiring,
     dump_json,
     event_argv,
     read_json,
@@ -195,7 +196,10 @@ def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
         any_wired = True
         where = f"Gemini CLI {scope} settings ({path})"
         missing = [e for e in EVENTS if e not in found]
-        if missing:
+        gone = broken_wiring(sorted({h.get("command", "") for hs in found.values() for h in hs}))
+        if gone:
+            lines.append(f"problem: {where}: {gone}; run `agenthooks install gemini --{scope}`")
+        elif missing:
             lines.append(f"warning: {where}: not wired for {', '.join(missing)}; run `agenthooks install gemini --{scope}`")
         elif scope == "project" and not folder_trusted(path.parent.parent):
             lines.append(f"warning: {where}: the folder is not trusted, so Gemini does not load these hooks "

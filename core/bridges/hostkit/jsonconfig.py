@@ -173,6 +173,28 @@ def event_argv(host: str, event: str, gating: bool, base: list[str] | None = Non
     return launcher.wrap(list(command_for(host, ["--event", event], gating=gating)), gating)
 
 
+def broken_wiring(commands: Any) -> str | None:
+    """Why one of our hook ``commands`` (shell form) cannot run, or None: what it runs is gone, or
+    it is a launcher whose environment was moved or recreated. For the installers' doctor lines."""
+    try:
+        from ...transports import launcher
+    except ImportError:
+        return None
+    for command in commands:
+        try:
+            exe = shlex.split(command)[0] if isinstance(command, str) else ""
+        except (ValueError, IndexError):
+            continue
+        if not os.path.isabs(exe):
+            continue
+        if not os.path.exists(exe):
+            return f"runs {exe}, which does not exist"
+        reason = launcher.broken(exe)
+        if reason is not None:
+            return reason
+    return None
+
+
 def shell_command(argv: list[str]) -> str:
     return " ".join(shlex.quote(a) for a in argv)
 
