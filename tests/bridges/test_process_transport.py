@@ -200,7 +200,7 @@ def test_only_gating_events_pay_for_the_worker(tmp_path, name, forked):
     env = {**os.environ, "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD": "1", "WHERE": str(where)}
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
                             env=env)
-    out, err = proc.communicate(json.dumps(event(name, str(tmp_path))).encode(), timeout=60)
+    _, err = proc.communicate(json.dumps(event(name, str(tmp_path))).encode(), timeout=60)
     assert proc.returncode == 0, err
     pids = {int(p) for p in where.read_text().split()}
     assert pids and (proc.pid not in pids) == forked, (pids, proc.pid)
