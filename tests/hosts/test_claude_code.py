@@ -1,8 +1,9 @@
 """Claude Code 2.1.330 (the real binary from npm) with `agenthooks install claude-code`, against a
 fake Anthropic Messages API on 127.0.0.1 (``claude -p``): agent-hooks-guard, installed from wheels
 in a fresh venv, stops a dangerous Bash command and its reason reaches the model; a benign command
-runs. Over the command transport, the http transport with a warm server, and the http transport
-with the server stopped."""
+runs. Over the default install (http for --user, the server started by the SessionStart hook),
+the command and client transports, the http transport with a warm server, and the http transport
+with the server stopped; and with the environment moved after install."""
 
 from __future__ import annotations
 
@@ -89,10 +90,11 @@ def server_running(venv: Venv, env: dict[str, str]) -> bool:
     return venv.run("agenthooks", "serve", "status", env=env).returncode == 0
 
 
-@pytest.fixture(params=["command", "http"])
+@pytest.fixture(params=["default", "command", "client", "http"])
 def wired(request, claude, venv, home) -> dict[str, str]:
-    """Installed with each transport; the http one with a warm server running."""
-    settings = install(venv, home, "--transport", request.param)
+    """Installed with each transport; the http one with a warm server running, the default one
+    (http) as a user gets it: nothing started by hand."""
+    settings = install(venv, home, *(["--transport", request.param] if request.param != "default" else []))
     assert "PreToolUse" in settings["hooks"]
     if request.param == "http":
         proc = venv.run("agenthooks", "serve", "start", env=home)
@@ -113,6 +115,17 @@ def test_a_benign_command_runs(claude, venv, wired):
     results, project = run_claude(claude, venv, wired, BENIGN)
     assert (project / "MARKER2").exists()
     assert len(results) == 1 and "benign-ran" in results[0] and "guard" not in results[0], results
+
+
+def test_a_moved_environment_blocks_instead_of_switching_the_guard_off(claude, home, tmp_path, wheelhouse):
+    """The venv is moved after install: the launcher Claude Code runs blocks PreToolUse."""
+    moving = make_venv(tmp_path / "venv", wheelhouse)
+    moving.install("agent-hooks-guard")
+    install(moving, home, "--transport", "command")
+    moving.path.rename(tmp_path / "moved")
+    results, project = run_claude(claude, moving, home, BENIGN)
+    assert not (project / "MARKER2").exists()
+    assert len(results) == 1 and "is gone" in results[0], results
 
 
 def test_http_with_the_server_stopped_session_start_restarts_it(claude, venv, home):

@@ -15,12 +15,14 @@ from ..hostkit.jsonconfig import (
     ConfigEdit,
     FileChange,
     InstallError,
+    broken_wiring,
     dump_json,
     event_argv,
     read_json,
     run_plan,
     runs_us,
     shell_command,
+    transport_note,
 )
 from .adapter import GATING
 
@@ -92,6 +94,8 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None, 
     data, old = read_json(path)
     new = with_us(data, path, argv)
     plan = ConfigEdit([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
+    if argv is None:
+        plan.notes.append(transport_note("Cursor"))
     if scope == "project":
         plan.notes.append("Cursor runs project hooks only in a trusted workspace")
     return plan
@@ -146,12 +150,15 @@ def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
         where = f"Cursor {scope} hooks ({path})"
         open_gates = [e for e in GATING if e in ours and not all(h.get("failClosed") is True for h in ours[e])]
         missing = [e for e in WIRED if e not in ours]
+        gone = broken_wiring(sorted({h.get("command", "") for hs in ours.values() for h in hs}))
+        if gone:
+            lines.append(f"problem: {where}: {gone}; run `agenthooks install cursor --{scope}`")
         if open_gates:
             lines.append(f"problem: {where}: {', '.join(sorted(open_gates))} without failClosed: a crash of ours "
                          f"would let the action run; run `agenthooks install cursor --{scope}`")
         if missing:
             lines.append(f"warning: {where}: not wired for {', '.join(missing)}")
-        if not (open_gates or missing):
+        if not (gone or open_gates or missing):
             lines.append(f"ok: {where}: wired for {len(WIRED)} events, gating events fail closed")
     if not lines:
         lines.append("warning: Cursor is not wired to agent-hooks; run `agenthooks install cursor`")

@@ -97,7 +97,8 @@ class ConfigEdit:
         return "".join(c.diff() for c in self.changes if c.changed)
 
     def apply(self) -> list[Path]:
-        """Write every changed file; the backups made."""
+        """Write every changed file (the launcher they name first); the backups made."""
+        _write_launcher(self)
         backups = []
         for change in self.changes:
             try:
@@ -116,6 +117,7 @@ def run_plan(plan: ConfigEdit, dry_run: bool, out: Any, what: str) -> int:
         for note in plan.notes:
             out.write(f"  {note}\n")
         return 0
+    _write_launcher(plan)
     if not plan.changed:
         out.write(f"{what}: already done, nothing to change\n")
     else:
@@ -126,6 +128,30 @@ def run_plan(plan: ConfigEdit, dry_run: bool, out: Any, what: str) -> int:
     for note in plan.notes:
         out.write(f"  {note}\n")
     return 0
+
+
+def transport_note(host_title: str) -> str:
+    """What ``install`` says about the transport it chose for a command-only host, and why."""
+    try:
+        from ...transports import launcher
+    except ImportError:
+        return "transport: a process per event"
+    via = f", started by the launcher {launcher.path()} (a moved environment then blocks)" if launcher.supported() else ""
+    return (f"transport: the fast client ({host_title} runs only commands: each event goes to the warm server over "
+            f"your private unix socket, or to a process of its own while the server is down, which starts it){via}")
+
+
+def _write_launcher(plan: ConfigEdit) -> None:
+    """The stable launcher the configuration names, written before the configuration (and again
+    by a reinstall that changes nothing, which is how a deleted launcher is repaired)."""
+    try:
+        from ...transports import launcher
+    except ImportError:
+        return
+    try:
+        launcher.write_if_referenced(*(c.new if c.new is not None else c.old for c in plan.changes))
+    except OSError as exc:
+        raise InstallError(f"cannot write the launcher {launcher.path()}: {exc.strerror or exc}") from None
 
 
 def event_argv(host: str, event: str, gating: bool, base: list[str] | None = None) -> list[str]:
@@ -139,10 +165,34 @@ def event_argv(host: str, event: str, gating: bool, base: list[str] | None = Non
     if base is not None:
         return [*base, "--event", event]
     try:
+        from ...transports import launcher
         from ...transports.client import command_for
     except ImportError:
         return [str(Path(sys.executable).absolute()), "-I", "-m", "agent_hooks_core", host, "--event", event]
-    return list(command_for(host, ["--event", event], gating=gating))
+    # through the stable launcher: a moved or recreated environment blocks gating events
+    return launcher.wrap(list(command_for(host, ["--event", event], gating=gating)), gating)
+
+
+def broken_wiring(commands: Any) -> str | None:
+    """Why one of our hook ``commands`` (shell form) cannot run, or None: what it runs is gone, or
+    it is a launcher whose environment was moved or recreated. For the installers' doctor lines."""
+    try:
+        from ...transports import launcher
+    except ImportError:
+        return None
+    for command in commands:
+        try:
+            exe = shlex.split(command)[0] if isinstance(command, str) else ""
+        except (ValueError, IndexError):
+            continue
+        if not os.path.isabs(exe):
+            continue
+        if not os.path.exists(exe):
+            return f"runs {exe}, which does not exist"
+        reason = launcher.broken(exe)
+        if reason is not None:
+            return reason
+    return None
 
 
 def shell_command(argv: list[str]) -> str:
