@@ -608,19 +608,19 @@ class ResourcesDiscoverResult(ResultModel):
 # --- the index ---------------------------------------------------------------------------
 
 
-def _camel(name: str) -> str:
-    return "".join(part.title() for part in name.split("_"))
-
-
 def _collect() -> tuple[dict[str, type[EventModel]], dict[str, type[ResultModel] | None]]:
+    """The models each hook's declaration names (``event=``, ``result=`` on its hookspec)."""
     from .catalogue import HOOKS
 
     ns = globals()
     events: dict[str, type[EventModel]] = {}
     results: dict[str, type[ResultModel] | None] = {}
     for h in HOOKS:
-        events[h.name] = ns[_camel(h.name) + "Event"]
-        results[h.name] = ns.get(_camel(h.name) + "Result")
+        for name in (h.event_model, h.result_model):
+            if name is not None and name not in ns:
+                raise TypeError(f"hook {h.name!r} names the model {name!r}, which models.py does not define")
+        events[h.name] = ns[h.event_model]
+        results[h.name] = ns[h.result_model] if h.result_model else None
     return events, results
 
 
