@@ -85,6 +85,12 @@ class HookDef:
     """Result fields only the runtime sets in the combined result; an answer setting one is invalid."""
     timeout: bool = True
     """False: no default timeout (the hook may prompt the user), like pi's tool_call."""
+    bounded: bool = False
+    """The stop gate's bound: the runtime passes ``continuations`` (in a row, this session) and
+    ``limit`` (the user's ``stop_gate_limit``) in the payload; at the limit a ``continue`` is overruled."""
+    verdict: bool = False
+    """The permission decision: deny wins, then ask, then allow; an allow counts only from a plugin
+    that declares ``agent_hooks_approver = True``; no answer passes through to the host's prompt."""
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Seed system -> that system's names for this hook."""
 
@@ -94,6 +100,7 @@ class HookDef:
         return not (
             self.chain or self.stop_on or self.concat or self.accumulate or self.last_wins
             or self.first_result or self.merge_patch or self.permission or self.tool_filter or self.fuel
+            or self.verdict
         )
 
 
@@ -129,6 +136,8 @@ def canonical(
     deep_copy: tuple[str, ...] = (),
     computed: tuple[str, ...] = (),
     timeout: bool = True,
+    bounded: bool = False,
+    verdict: bool = False,
 ) -> Callable[[F], F]:
     """Declare the decorated function as a canonical hook and a pluggy hookspec.
 
@@ -144,8 +153,8 @@ def canonical(
             accumulate=accumulate, last_wins=last_wins, first_result=first_result,
             first_result_needs=first_result_needs, merge_patch=merge_patch, permission=permission,
             deny_without_handler=deny_without_handler, fail_closed=fail_closed, tool_filter=tool_filter,
-            fuel=fuel, deep_copy=deep_copy, computed=computed, timeout=timeout,
-            aliases=dict(aliases or {}),
+            fuel=fuel, deep_copy=deep_copy, computed=computed, timeout=timeout, bounded=bounded,
+            verdict=verdict, aliases=dict(aliases or {}),
         )
         if (result is None) != hd.observe:
             raise TypeError(f"hook {hd.name!r}: a result model goes with a combination rule, and only with one")

@@ -457,6 +457,29 @@ def agent_end(event: HookEvent, ctx: HookContext) -> None:
 
 
 @canonical(
+    "agent", "short-circuit(continue), bounded by stop_gate_limit", event="StopGateEvent",
+    result="StopGateResult", stop_on=("continue",), computed=("limit_reached",), bounded=True,
+)
+def stop_gate(event: HookEvent, ctx: HookContext) -> Answer:
+    """The agent is about to stop; a plugin may answer that it is not done yet.
+
+    A quality gate: "the tests must pass before you stop". Fires where the host lets a hook keep
+    the agent working (Claude Code Stop and SubagentStop, Codex Stop, Gemini CLI AfterAgent, Cursor
+    stop, omp), after ``agent_end``.
+
+    :param event: :class:`StopGateEvent` — ``last_assistant_message``, ``subagent``, and from the
+        runtime ``continuations`` (in a row so far, this session) and ``limit``.
+    :returns: :class:`StopGateResult` — ``{"continue": true, "reason": "run the tests: 2 fail"}``
+        keeps the agent working, with ``reason`` as its next instruction.
+
+    Combination: short-circuit(continue) — the first continue wins, with its reason. Bounded: after
+    ``stop_gate_limit`` continuations in a row (settings; default 3) the runtime overrules a
+    continue and sets ``limit_reached``, so an agent cannot loop forever; the count starts again
+    when the agent is let stop.
+    """
+
+
+@canonical(
     "agent", "observe", event="TurnStartEvent",
     aliases={"omp": ("turn_start",), "pi-ext": ("turn_start",), "pi-agent": ("turn_start",)},
 )
@@ -815,6 +838,30 @@ def pre_fetch_url(event: HookEvent, ctx: HookContext) -> Answer:
     :returns: :class:`PreFetchUrlResult` — ``{"denied": true, "reason": ...}`` to refuse.
 
     Combination: deny-wins + fail-closed (no fail-safe deny: with no handler the host decides).
+    """
+
+
+@canonical(
+    "permission", "verdict: deny-wins, then ask, then allow (approvers only) + chain(arguments) + fail-closed",
+    event="PermissionRequestEvent", result="PermissionRequestResult", chain=("arguments",), fail_closed=True,
+    verdict=True,
+)
+def permission_request(event: HookEvent, ctx: HookContext) -> Answer:
+    """The host is about to ask the user to approve a tool call; a plugin may decide instead.
+
+    Fires where the host has a permission prompt a hook can answer (Claude Code and Codex
+    PermissionRequest). ``pre_tool`` still runs first for every call.
+
+    :param event: :class:`PermissionRequestEvent` — ``tool_name``, ``arguments``.
+    :returns: :class:`PermissionRequestResult` — ``decision``: ``"deny"`` (with a ``reason``),
+        ``"ask"`` (the host prompts as usual) or ``"allow"`` (only from a plugin that declares
+        ``agent_hooks_approver = True`` on its module or class); ``arguments`` rewrites the input
+        of an allowed call. None is no opinion.
+
+    Combination: verdict — any deny wins (first reason kept), else any ask, else an allow from an
+    approver; no opinion from anyone passes through to the host's own prompt, never an allow.
+    chain(arguments). fail-closed: a handler that raises, hangs or answers nonsense (an allow from
+    a plugin that is not an approver included) denies.
     """
 
 

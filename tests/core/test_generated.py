@@ -48,8 +48,8 @@ def test_docs_cover_every_hook_alias_and_field() -> None:
         for name, info in EVENTS[hd.name].model_fields.items():
             assert f"| `{info.alias or name}` |" in text
         result = RESULTS[hd.name]
-        for name in result.model_fields if result is not None else ():
-            assert f"| `{name}` |" in text
+        for name, info in result.model_fields.items() if result is not None else ():
+            assert f"| `{info.alias or name}` |" in text
     assert "| concat(inject) |" in text  # the rule table comes from reducer's docstring
 
 
