@@ -52,6 +52,8 @@ POLICY_KEYS = ("disabled", "plugins", "hook_timeout", "timeouts", "stop_gate_lim
 ORG_KEYS = frozenset({"disabled", "required", "plugins"})
 #: the built-in per-handler time limit (seconds); the runtime's DEFAULT_TIMEOUT, kept equal by a test
 DEFAULT_HOOK_TIMEOUT = 30.0
+#: continuations in a row the stop gate may win per session; the runtime's default, kept equal by a test
+DEFAULT_STOP_GATE_LIMIT = 3
 
 
 class SettingsError(AgentHooksError):
@@ -367,10 +369,8 @@ class Settings:
     @property
     def stop_gate_limit(self) -> int:
         """Continuations in a row the stop gate may win per session; the project's value wins."""
-        from .stopgate import DEFAULT_LIMIT
-
         value, _ = self._last("stop_gate_limit")
-        return DEFAULT_LIMIT if value is None else int(value)
+        return DEFAULT_STOP_GATE_LIMIT if value is None else int(value)
 
     @property
     def timeouts(self) -> dict[str, float | None]:
