@@ -79,6 +79,7 @@ class GeminiAdapter(Adapter):
                              note="an allowlist of built-in tools; Gemini unions all hooks' lists"),
         "pre_compact": Cap("PreCompress", note="advisory: Gemini sends it before every model call"),
         "agent_end": Cap("AfterAgent"),
+        "stop_gate": Cap("AfterAgent", block=True, note="continue = decision deny, the reason as a new prompt"),
         "host_event": Cap("AfterModel, Notification"),
     }
 
@@ -152,7 +153,9 @@ class GeminiAdapter(Adapter):
 
     def on_AfterAgent(self, turn: Turn) -> HostAnswer:
         turn.fire("agent_end", {"last_assistant_message": turn.text("prompt_response")})
-        return HostAnswer()
+        reason = turn.stop_gate(message_key="prompt_response")
+        # Gemini CLI sends the reason of an AfterAgent deny as a new prompt: the agent goes on
+        return HostAnswer(body={"decision": "deny", "reason": reason}) if reason else HostAnswer()
 
     def on_BeforeModel(self, turn: Turn) -> HostAnswer:
         request = turn.obj("llm_request")
