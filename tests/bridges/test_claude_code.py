@@ -611,3 +611,27 @@ def test_mcp_blocks_changed_in_both_output_and_content_keep_their_layout(cc):
     new = [{"type": "text", "text": "key [REDACTED]"}, blocks[1]]
     r = cc(ev, {"pre_tool_output": {"answer": {"output": "key [REDACTED]", "content": new}}})
     assert r.json == {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": new}}
+
+
+# -- Cursor runs ~/.claude/settings.json hooks too ------------------------------------------------
+
+
+@pytest.mark.parametrize("cursor_wired", [True, False])
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_cursor_running_claude_hooks_fires_plugins_once(cc, monkeypatch, tmp_path, cursor_wired, scope):
+    """With our own user Cursor hooks wired, the Claude Code bridge answers nothing to Cursor's
+    events (Cursor already ran them through its own bridge); a project's Cursor hooks do not count
+    (the agent can write them, and Cursor skips them in untrusted workspaces)."""
+    from agent_hooks_core.bridges.cursor import install as cursor
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    if cursor_wired:
+        cursor.plan_install(scope, cc.cwd).apply()
+    deny = {"pre_tool": {"answer": {"block": True, "reason": "no"}}}
+    r = cc(event("PreToolUse", cc.cwd, cursor_version="2.1.0"), deny)
+    once = cursor_wired and scope == "user"
+    assert (r.hooks(), r.stdout) == (([], "") if once else (["pre_tool"], r.stdout))
+    if not once:
+        assert r.json["hookSpecificOutput"]["permissionDecision"] == "deny"
+    claude_itself = cc(event("PreToolUse", cc.cwd), deny)  # Claude Code's own events never skip
+    assert claude_itself.json["hookSpecificOutput"]["permissionDecision"] == "deny"

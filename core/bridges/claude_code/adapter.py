@@ -135,6 +135,8 @@ class ClaudeCodeAdapter:
                 "has_ui": self.options.ask and self.event_name(event) == "PreToolUse"}
 
     def handle(self, rt: Runtime, event: dict[str, Any]) -> HostAnswer:
+        if _cursor_runs_its_own(event):
+            return HostAnswer()
         ui = rt.ui if isinstance(rt.ui, ClaudeCodeUI) else ClaudeCodeUI()
         ui.runtime = rt
         try:
@@ -158,6 +160,17 @@ class ClaudeCodeAdapter:
         where = f" ({event_name})" if event_name else ""
         reply.stderr.append(f"agenthooks claude-code: error{where}: {problem}")
         return reply.answer()
+
+
+def _cursor_runs_its_own(event: Mapping[str, Any]) -> bool:
+    """Cursor (its third-party hooks setting) also runs the hooks in ``~/.claude/settings.json``:
+    when its own user hooks already run our Cursor bridge, answering here too would run every
+    plugin twice. Only Cursor puts ``cursor_version`` in an event; Claude Code never does."""
+    if not isinstance(event.get("cursor_version"), str):
+        return False
+    from ..cursor.install import runs_our_own_hooks
+
+    return runs_our_own_hooks()
 
 
 ADAPTER = ClaudeCodeAdapter()
