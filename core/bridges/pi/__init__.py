@@ -185,11 +185,11 @@ class PiAdapter:
             self._fire(rt, answer, "on_start", {"project_root": rt.cwd})
         elif name == "session_start" and self.name == "pi" and payload.get("reason") in SESSION_START_REASONS:
             reason = payload["reason"]
-            event: dict[str, Any] = {"reason": reason} if reason != "fork" else {}
+            fields: dict[str, Any] = {"reason": reason} if reason != "fork" else {}
             previous = payload.get("previousSessionFile")
             if isinstance(previous, str):
-                event["previous_session_file"] = previous
-            self._fire(rt, answer, SESSION_START_REASONS[reason], event)
+                fields["previous_session_file"] = previous
+            self._fire(rt, answer, SESSION_START_REASONS[reason], fields)
         elif name == "tool_execution_end" and isinstance(payload.get("toolName"), str):
             self._fire(rt, answer, "post_tool", {
                 "tool_name": payload["toolName"], "result": payload.get("result"),
