@@ -62,7 +62,9 @@ DECLARED: dict[str, dict[str, Cap]] = {
                                   note="deny; allow (approvers) skips the prompt, with updatedInput"),
         "pre_spawn_agent": Cap("SubagentStart", note="cannot stop the sub-agent: told as context"),
         "post_spawn_agent": Cap("SubagentStop"),
-        "host_event": Cap("every other event"),
+        "host_event": Cap("every other wired event",
+                          note="not wired: MessageDisplay, FileChanged (cost), WorktreeCreate/Remove (answering "
+                               "replaces Claude Code's own worktree handling)"),
     },
 }
 
