@@ -1,10 +1,11 @@
 """The stop gate's per-session count of continuations in a row.
 
 A bridge is a fresh process per host event, so the count lives in a small file per (host,
-session) under the cache directory; without a session id it lives on the runtime only. Losing
-the file (or the agent deleting it) only restarts the count: the limit still holds for every run
-of continuations the file records, and the host's own cap (Claude Code stops obeying a stop hook
-after 8 blocks in a row) remains.
+session) in ``<user dir>/stop-gate/`` (beside ``trust.json``: the agent-hooks user directory, not
+a cache an agent is free to rewrite: a count it raised would switch quality gates off); without a
+session id it lives on the runtime only. Losing the file only restarts the count: the limit still
+holds for every run of continuations the file records, and the host's own cap (Claude Code and omp
+stop obeying a stop hook after 8 in a row) remains.
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ class StopCounter:
         self.path: Path | None = None
         self._memory = 0
         if session_id:
-            from .settings import cache_dir
+            from .settings import user_dir
 
             key = hashlib.sha256(f"{host}\0{session_id}".encode("utf-8", "surrogateescape")).hexdigest()[:32]
-            self.path = cache_dir() / "stop-gate" / key
+            self.path = user_dir() / "stop-gate" / key
 
     def get(self) -> int:
         if self.path is None:

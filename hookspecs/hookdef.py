@@ -6,10 +6,10 @@ A canonical hook is declared once, on its hookspec in :mod:`.specs`::
                event="PreToolEvent", result="PreToolResult",
                chain=("arguments",), stop_on=("block",), fail_closed=True)
     def pre_tool(event, ctx):
-        \"\"\"The model asked for a tool call; before the tool runs.
+        '''The model asked for a tool call; before the tool runs.
 
         ...
-        \"\"\"
+        '''
 
 The first paragraph of the docstring is the hook's summary; the decorator's arguments are its
 combination rule (read by :mod:`agent_hooks_core.reducer`), its seed aliases and the names of its
