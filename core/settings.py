@@ -42,18 +42,20 @@ SETTINGS_FILE = "settings.toml"
 
 _LIST_KEYS = ("disabled", "enabled", "order", "hooks", "required")
 KNOWN_KEYS = frozenset({*_LIST_KEYS, "hook_timeout", "timeouts", "chibi_plugins", "plugins", "organisation",
-                        "serve"})  # [serve] port: docs/serve.md
+                        "serve", "stop_gate_limit"})  # [serve] port: docs/serve.md
 #: keys whose values make the runtime load code: in a project file they need `agenthooks trust`
 CODE_KEYS = ("hooks", "chibi_plugins")
 #: keys that can weaken a gating plugin (switch it off, reconfigure it, change its time limit):
 #: in a project file they apply only once the project is trusted (issue 17.5)
-POLICY_KEYS = ("disabled", "plugins", "hook_timeout", "timeouts")
+POLICY_KEYS = ("disabled", "plugins", "hook_timeout", "timeouts", "stop_gate_limit")
 #: the keys an organisation file may set (no code: it is fetched, not reviewed)
 ORG_KEYS = frozenset({"disabled", "required", "plugins"})
 #: why a plugin shipped off until enabled is not loaded
 OFF_UNTIL_ENABLED = "off until enabled (`agenthooks plugins enable {name}`)"
 #: the built-in per-handler time limit (seconds); the runtime's DEFAULT_TIMEOUT, kept equal by a test
 DEFAULT_HOOK_TIMEOUT = 30.0
+#: continuations in a row the stop gate may win per session; the runtime's default, kept equal by a test
+DEFAULT_STOP_GATE_LIMIT = 3
 
 
 class SettingsError(AgentHooksError):
@@ -238,6 +240,10 @@ def parse_text(text: str, sf: SettingsFile) -> SettingsFile:
         value = data["hook_timeout"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             raise bad("hook_timeout", "a number of seconds >= 0 (0 = no timeout)")
+    if "stop_gate_limit" in data:
+        value = data["stop_gate_limit"]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise bad("stop_gate_limit", "a whole number >= 0 (continuations in a row; 0 = never)")
     if "chibi_plugins" in data and not isinstance(data["chibi_plugins"], str):
         raise bad("chibi_plugins", "a directory path (string)")
     if "timeouts" in data:
@@ -372,6 +378,12 @@ class Settings:
         if value is None:
             return DEFAULT_HOOK_TIMEOUT
         return float(value) or None
+
+    @property
+    def stop_gate_limit(self) -> int:
+        """Continuations in a row the stop gate may win per session; the project's value wins."""
+        value, _ = self._last("stop_gate_limit")
+        return DEFAULT_STOP_GATE_LIMIT if value is None else int(value)
 
     @property
     def timeouts(self) -> dict[str, float | None]:

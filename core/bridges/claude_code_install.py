@@ -48,13 +48,24 @@ HOOK_EVENTS = (
     "WorktreeCreate", "WorktreeRemove", "Elicitation", "ElicitationResult",
 )
 
-#: the events we wire: every lifecycle event with a canonical hook, plus the ones audit should see.
-#: Left out: MessageDisplay (one process per streamed line), file/cwd/worktree/task/config events.
+#: the events we wire: every event with a canonical hook, the rest to ``host_event`` (audit sees them).
+#: Left out (see :data:`NOT_WIRED`): events where a process per event costs too much, or where
+#: answering at all changes what Claude Code does.
 EVENTS = (
     "SessionStart", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse", "PermissionRequest",
     "PermissionDenied", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification",
     "SubagentStart", "SubagentStop", "Stop", "StopFailure", "PreCompact", "PostCompact", "SessionEnd",
+    "Setup", "InstructionsLoaded", "TaskCreated", "TaskCompleted", "TeammateIdle", "ConfigChange", "CwdChanged",
+    "DirectoryAdded", "PreModelSwitch", "PostModelSwitch", "Elicitation", "ElicitationResult",
 )
+
+#: Claude Code events we do not wire, and why (docs/hosts/claude-code.md lists them too)
+NOT_WIRED = {
+    "MessageDisplay": "one process per streamed line of every reply",
+    "FileChanged": "fires for the paths a hook asks to watch; one process per file change",
+    "WorktreeCreate": "a WorktreeCreate hook replaces Claude Code's own worktree creation",
+    "WorktreeRemove": "pairs with WorktreeCreate, which we must not answer",
+}
 
 #: events whose matcher is the tool name: we match every tool
 TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure"})

@@ -24,8 +24,9 @@ EXPECTED_HOOKS = {
     "PostToolUseFailure": ["pre_tool_output", "post_tool"], "PostToolBatch": ["post_tool_batch"],
     "SubagentStart": ["pre_spawn_agent"], "SubagentStop": ["post_spawn_agent"], "Stop": ["agent_end"],
     "PreCompact": ["pre_compact"], "PostCompact": ["post_compact"], "SessionEnd": ["on_end"],
+    "PermissionRequest": ["permission_request"],
 }
-HOST_EVENTS = ["UserPromptExpansion", "PermissionRequest", "PermissionDenied", "Notification", "StopFailure"]
+HOST_EVENTS = ["UserPromptExpansion", "PermissionDenied", "Notification", "StopFailure"]
 
 
 @pytest.mark.slow

@@ -280,7 +280,7 @@ def test_status_not_wired(project):
 def test_status_current(project, cli):
     invoke(cli, "install", "claude-code", "--project", "--transport", "command")
     path = project / ".claude" / "settings.json"
-    assert cc.status(project) == [f"ok: Claude Code project settings ({path}): wired for 17 events, current"]
+    assert cc.status(project) == [f"ok: Claude Code project settings ({path}): wired for {len(cc.EVENTS)} events, current"]
 
 
 def test_status_outdated(project):
@@ -308,3 +308,8 @@ def test_status_two_scopes_with_different_commands(project):
     cc.SettingsEdit(cc.settings_path("project"), None, cc.dump(cc.merged({}, "/a/bin/agenthooks", []))).apply()
     cc.plan_install("local").apply()
     assert any("with different commands" in line for line in cc.status(project))
+
+
+def test_every_claude_code_event_is_wired_or_left_out_for_a_reason():
+    assert set(cc.EVENTS).isdisjoint(cc.NOT_WIRED)
+    assert set(cc.EVENTS) | set(cc.NOT_WIRED) == set(cc.HOOK_EVENTS)

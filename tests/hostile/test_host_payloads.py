@@ -293,22 +293,3 @@ def test_an_event_that_is_not_an_object_is_denied(t, plugin_file, tmp_path, stdi
 def test_a_payload_that_is_not_an_object_is_denied(t, stdio):
     answer = stdio(t.host).event(t.event, ["rm", "-rf", "~"])
     assert _block(0, answer, "") is not None, answer
-
-
-@pytest.mark.parametrize("payload", [
-    {"output": {"status": "ask"}},
-    {"input": None, "output": {"status": "ask"}},
-    {"input": "bash", "output": {"status": "ask"}},
-    {"input": {"type": "bash", "sessionID": "s1"}, "output": {"status": "ask"}},
-    {"input": {"type": "edit", "metadata": {"filePath": 3}}, "output": {"status": "ask"}},
-], ids=["input missing", "input null", "input a string", "bash without a command", "edit with a number path"])
-def test_an_opencode_permission_request_that_names_nothing_is_denied(payload, stdio):
-    answer = stdio("opencode").event("permission.ask", payload)
-    assert answer["blocked"] and answer["answer"] == {"status": "deny"}, answer
-    assert "payload.input" in " ".join(answer["errors"]), answer  # the reason names the field
-
-
-def test_an_opencode_permission_request_with_its_subject_is_not_denied(stdio):
-    payload = {"input": {"type": "bash", "pattern": "npm test", "metadata": {"command": "npm test"}},
-               "output": {"status": "ask"}}
-    assert stdio("opencode").event("permission.ask", payload)["blocked"] is False

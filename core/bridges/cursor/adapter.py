@@ -93,6 +93,8 @@ class CursorAdapter(Adapter):
         "pre_tool_output": Cap("postToolUse", rewrite=True, note="MCP output only (updated_mcp_tool_output)"),
         "pre_compact": Cap("preCompact", note="observe only"),
         "agent_end": Cap("stop"),
+        "stop_gate": Cap("stop, subagentStop", block=True,
+                         note="continue = followup_message, the next user message (not after an abort)"),
         "pre_spawn_agent": Cap("subagentStart", block=True, closed=True),
         "post_spawn_agent": Cap("subagentStop"),
         "host_event": Cap("afterAgentResponse, afterAgentThought, after*Execution"),
@@ -218,11 +220,19 @@ class CursorAdapter(Adapter):
 
     def on_stop(self, turn: Turn) -> HostAnswer:
         turn.fire("agent_end", {})
-        return HostAnswer()
+        return self._follow_up(turn, subagent=False)
 
     def on_subagentStop(self, turn: Turn) -> HostAnswer:
         turn.fire("post_spawn_agent", {"agent_type": turn.text("subagent_type"), "response": turn.text("result")})
-        return HostAnswer()
+        return self._follow_up(turn, subagent=True)
+
+    @staticmethod
+    def _follow_up(turn: Turn, subagent: bool) -> HostAnswer:
+        """Cursor submits ``followup_message`` as the next user message (its ``loop_limit`` caps it too)."""
+        if turn.text("status") == "aborted":  # the user stopped it: not ours to restart
+            return HostAnswer()
+        reason = turn.stop_gate(subagent=subagent, message_key="result")
+        return HostAnswer(body={"followup_message": reason}) if reason else HostAnswer()
 
 
 ADAPTER = CursorAdapter()

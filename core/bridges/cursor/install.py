@@ -132,6 +132,19 @@ def wired(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     return found
 
 
+def runs_our_own_hooks() -> bool:
+    """True when the user's Cursor hooks (not a project's: the agent can write those, and Cursor
+    skips them in untrusted workspaces) run agent-hooks' Cursor bridge on the gating events."""
+    try:
+        data, _ = read_json(hooks_path("user"))
+    except InstallError:
+        return False
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return False
+    return all(isinstance(hooks.get(e), list) and any(is_ours(h) for h in hooks[e]) for e in GATING)
+
+
 def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     lines = []
     for scope in SCOPES:
@@ -162,4 +175,7 @@ def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
             lines.append(f"ok: {where}: wired for {len(WIRED)} events, gating events fail closed")
     if not lines:
         lines.append("warning: Cursor is not wired to agent-hooks; run `agenthooks install cursor`")
+    elif runs_our_own_hooks():
+        lines.append("ok: Cursor also runs ~/.claude/settings.json hooks when its third-party hooks setting is on; "
+                     "the Claude Code bridge answers nothing to Cursor there, so plugins run once per event")
     return lines

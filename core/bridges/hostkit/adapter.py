@@ -66,6 +66,44 @@ class Turn:
             ui.notifications.clear()
         return texts
 
+    def stop_gate(self, subagent: bool = False, message_key: str = "last_assistant_message") -> str | None:
+        """Fire ``stop_gate``: the instruction to keep working when a plugin says the work is not
+        done, else None. When the user's ``stop_gate_limit`` overruled a continue, a note says so."""
+        if not self.rt.implementers("stop_gate"):
+            return None
+        payload: dict[str, Any] = {"subagent": subagent}
+        for key, value in (("last_assistant_message", self.text(message_key)), ("agent_type", self.text("agent_type")),
+                           ("stop_hook_active", self.event.get("stop_hook_active"))):
+            if value is not None and (key != "stop_hook_active" or isinstance(value, bool)):
+                payload[key] = value
+        out = self.fire("stop_gate", payload)
+        data = out.data or {}
+        if data.get("continue"):
+            who = out.stopped_by or "a plugin"
+            return str(data.get("reason") or f"{who} says the work is not done")
+        if data.get("limit_reached"):
+            self.errors.append(f"stop gate limit reached ({self.rt.stop_gate_limit} in a row): the agent stops "
+                               f"although a plugin asked to continue: {data.get('reason') or 'no reason given'}")
+        return None
+
+    def permission_decision(self, tool: str, arguments: dict[str, Any]) -> tuple[str | None, str, dict[str, Any] | None]:
+        """Fire ``permission_request``: (``"allow"``/``"deny"``/None, the reason, the changed
+        arguments or None). ``ask`` and no opinion are None: the host asks as usual."""
+        if not self.rt.implementers("permission_request"):
+            return None, "", None
+        import copy
+
+        original = copy.deepcopy(arguments)
+        out = self.fire("permission_request", {"tool_name": tool, "arguments": arguments})
+        data = out.data or {}
+        decision = data.get("decision")
+        if decision == "deny":
+            return "deny", str(data.get("reason") or f"denied by {out.stopped_by or 'a plugin'}"), None
+        if decision == "allow":
+            changed = data.get("arguments")
+            return "allow", str(data.get("reason") or ""), changed if isinstance(changed, dict) and changed != original else None
+        return None, "", None
+
     def system_prompt(self) -> str | None:
         """What ``pre_system_prompt`` handlers inject (hosts put it into the model's context)."""
         if not self.rt.implementers("pre_system_prompt"):
