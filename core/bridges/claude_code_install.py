@@ -537,6 +537,19 @@ def check(cwd: str | os.PathLike[str] | None = None) -> list[Check]:
     return results
 
 
+def wired(cwd: str | os.PathLike[str] | None = None) -> list[str]:
+    """Scopes whose settings file runs our bridge (``agenthooks hosts``)."""
+    found = []
+    for scope in SCOPES:
+        try:
+            settings, _ = read_settings(settings_path(scope, cwd))
+        except InstallError:
+            continue
+        if _our_handlers(settings):
+            found.append(scope)
+    return found
+
+
 def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     """One line per finding, each starting with ``ok:`` or ``warning:`` (for ``agenthooks doctor``)."""
     return [str(c) for c in check(cwd)]

@@ -243,8 +243,6 @@ def _implementers(hook: str) -> list[str] | None:
 
 def read_payload(data: str | None) -> dict[str, Any]:
     """``--data`` (JSON or @FILE), else stdin when it is not a terminal, else ``{}``."""
-    import json
-
     source = "--data"
     if data is None:
         if sys.stdin is None or sys.stdin.isatty():
@@ -264,10 +262,7 @@ def read_payload(data: str | None) -> dict[str, Any]:
         text = data
     if not text.strip():
         return {}
-    try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
-        fail(f"{source} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
+    payload = common.load_json(text, source)
     if not isinstance(payload, dict):
         fail(f"{source} must be a JSON object, not {type(payload).__name__}")
     return payload

@@ -130,6 +130,28 @@ def load_error_line(err: HookError) -> str:
     return f"plugin {err.plugin!r} not loaded ({stage}): {err.message}"
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def load_json(text: str | bytes, source: str) -> Any:
+    """JSON a user gave us, strictly: no ``NaN``/``Infinity`` (not JSON, and no plugin expects
+    them), nothing nested deeper than a host event may be. Bad input -> CLIError naming ``source``."""
+    from ..transports.dispatch import MAX_DEPTH, depth_exceeds
+
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        fail(f"{source} is nested deeper than {MAX_DEPTH} levels")
+    except json.JSONDecodeError as exc:
+        fail(f"{source} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
+    except ValueError as exc:
+        fail(f"{source} is not valid JSON: {exc}")
+    if depth_exceeds(value):
+        fail(f"{source} is nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
 def echo_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default) + "\n")
 

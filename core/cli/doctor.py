@@ -184,7 +184,9 @@ def register(app: typer.Typer) -> None:
         revoke: Annotated[bool, typer.Option("--revoke", help="Forget this project: its code stops loading.")]
         = False,
         list_: Annotated[bool, typer.Option("--list", help="List the trusted projects.")] = False,
-        json_: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+        json_: Annotated[bool, typer.Option(
+            "--json", help="Machine-readable output of --show (the default with --json), --list or --revoke.")]
+        = False,
     ) -> None:
         """Allow this project's hook files, settings hooks and settings policy to load, pinned to their content.
 
@@ -194,6 +196,11 @@ def register(app: typer.Typer) -> None:
         from .. import trust
         from ..settings import find_project_root, load_settings
 
+        chosen = [flag for flag, on in (("--show", show), ("--revoke", revoke), ("--list", list_)) if on]
+        if len(chosen) > 1:
+            fail(f"{' and '.join(chosen)} cannot be combined: choose one")
+        # --json alone asks to see the state: trusting must never be a side effect of a format flag
+        show = show or (json_ and not chosen)
         if list_:
             projects = trust.trusted_projects()
             if json_:

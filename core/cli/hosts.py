@@ -80,6 +80,27 @@ def uninstall_claude_code(scope: str = "user", project_dir: str | Path | None = 
     return uninstall_host("claude-code", scope, project_dir, dry_run, out)
 
 
+class _Redacted:
+    """A dry run's output with the warm server's token replaced: a diff is shown, pasted, logged."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        from ..serve.paths import token
+
+        secret = token(create=False)
+        if secret:
+            text = text.replace(secret, "<hidden: the warm server's token>")
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 def _fail(exc: CommandError) -> typer.Exit:
     typer.echo(f"agenthooks: error: {exc}", err=True)
     return typer.Exit(2)
@@ -116,12 +137,15 @@ def _command(host: str, install: bool) -> Any:
         try:
             scope = _scope({s: kwargs.pop(f"scope_{s}") for s in scopes}, scopes)
             project_dir, dry_run = kwargs.pop("project_dir"), kwargs.pop("dry_run")
+            if project_dir is not None and not project_dir.is_dir():  # never create a project tree by mistake
+                raise CommandError(f"--dir {project_dir}: no such directory")
             for name, value in kwargs.items():
                 choices = options[name].get("choices")
                 if choices and value not in choices:
                     raise CommandError(f"{options[name]['flag']} must be one of {', '.join(choices)}, not {value!r}")
-            code = (install_host(host, scope, project_dir, dry_run, **kwargs) if install
-                    else uninstall_host(host, scope, project_dir, dry_run))
+            out = _Redacted(sys.stdout) if dry_run else None
+            code = (install_host(host, scope, project_dir, dry_run, out, **kwargs) if install
+                    else uninstall_host(host, scope, project_dir, dry_run, out))
         except CommandError as exc:
             raise _fail(exc) from None
         raise typer.Exit(code)

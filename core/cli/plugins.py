@@ -234,6 +234,16 @@ def _run_pip(*args: str) -> int:
     return proc.returncode
 
 
+def _installed(dist: str) -> bool:
+    import importlib.metadata as md
+
+    try:
+        md.distribution(dist)
+    except (md.PackageNotFoundError, ValueError):
+        return False
+    return True
+
+
 def _uninstall_targets(names: list[str]) -> list[str]:
     the_plan = plan(common.settings(), use_cache=False)
     out: list[str] = []
@@ -242,6 +252,9 @@ def _uninstall_targets(names: list[str]) -> list[str]:
             out.append(name)
             continue
         dists = [c.record.dist for c in the_plan.find(name) if c.record is not None]
+        if not dists and not _installed(name):  # pip only warns and exits 0: say it, exit 2
+            fail(_unknown(name, [c.name for c in the_plan.candidates]).replace(
+                "unknown plugin", "no installed plugin or distribution"))
         dist = dists[0] if dists else name
         if normalize_name(dist) == CORE_DISTRIBUTION:
             fail(f"refusing to uninstall {CORE_DISTRIBUTION}, which agenthooks itself is; use pip directly")

@@ -110,10 +110,12 @@ class Replay:
 
 
 def parse_line(number: int, text: str) -> Entry:
+    from .common import CLIError, load_json
+
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        return Entry(number, error=f"not JSON: {exc}")
+        data = load_json(text, "the line")
+    except CLIError as exc:  # a bad line is reported in its place; the session goes on
+        return Entry(number, error=str(exc).removeprefix("the line is ").replace("not valid JSON", "not JSON"))
     if not isinstance(data, dict):
         return Entry(number, error=f"expected a JSON object, got {type(data).__name__}")
     note = data.get("note") if isinstance(data.get("note"), str) else None

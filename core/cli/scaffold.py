@@ -58,15 +58,19 @@ def create(raw_name: str, parent: Path, description: str | None = None) -> tuple
         "core_requirement": f"agent-hooks-core>={major_minor}",
     }
     templates = resources.files("agent_hooks_core").joinpath("templates", "new_plugin")
-    created = []
-    for template, rel in FILES.items():
-        path = target / rel.format(module=module)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render(templates.joinpath(template).read_text(encoding="utf-8"), values), encoding="utf-8")
-        created.append(path)
-    marker = target / module / "py.typed"
-    marker.write_text("")
-    created.append(marker)
+    created: list[Path] = []
+    try:
+        for template, rel in FILES.items():
+            path = target / rel.format(module=module)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(render(templates.joinpath(template).read_text(encoding="utf-8"), values),
+                            encoding="utf-8")
+            created.append(path)
+        marker = target / module / "py.typed"
+        marker.write_text("")
+        created.append(marker)
+    except OSError as exc:
+        fail(f"cannot create {exc.filename or target}: {exc.strerror or exc}")
     return target, created
 
 

@@ -149,8 +149,10 @@ def test_trust_show_says_changed_not_loaded_and_speaks_json(home: Path, project:
     assert shown["trusted"] is False
     assert {i["kind"]: i["status"] for i in shown["items"]} == {"hook-file": "untrusted, not loaded",
                                                                 "policy": "untrusted, ignored"}
-    pinned = agenthooks("trust", "--json", cwd=project, home=home).json
-    assert sorted(i["kind"] for i in pinned["pinned"]) == ["hook-file", "policy"]
+    assert agenthooks("trust", "--json", cwd=project, home=home).json == shown  # --json alone only shows
+    assert agenthooks("trust", cwd=project, home=home).code == 0
+    pinned = agenthooks("trust", "--show", "--json", cwd=project, home=home).json
+    assert pinned["trusted"] is True and sorted(i["kind"] for i in pinned["items"]) == ["hook-file", "policy"]
     hook.write_text(GOOD + "# edited after trust\n")
     write(project / ".agent-hooks/hooks/new.py", GOOD)
     text = agenthooks("trust", "--show", cwd=project, home=home).out
