@@ -143,7 +143,7 @@ def _command(host: str, install: bool) -> Any:
                 choices = options[name].get("choices")
                 if choices and value not in choices:
                     raise CommandError(f"{options[name]['flag']} must be one of {', '.join(choices)}, not {value!r}")
-            out = _Redacted(sys.stdout) if dry_run else None
+            out: Any = _Redacted(sys.stdout) if dry_run else None
             code = (install_host(host, scope, project_dir, dry_run, out, **kwargs) if install
                     else uninstall_host(host, scope, project_dir, dry_run, out))
         except CommandError as exc:
