@@ -218,3 +218,15 @@ def print_table(columns: Any, rows: Any, out: Any = None) -> None:
     from .tables import print_table as render
 
     render(out or console(), columns, rows)
+
+
+def say(out: Any, line: Any) -> None:
+    """Print one line (rich markup, or a ``rich.text.Text``) on console ``out``, wrapped at spaces to
+    its width with continuation lines indented (``tables.indented``), never cut at column 0."""
+    from rich.text import Text
+
+    from .tables import indented
+
+    text = Text.from_markup(line) if isinstance(line, str) else line
+    for piece in indented(text, out.width):
+        out.print(piece, soft_wrap=True, overflow="ignore", crop=False)

@@ -232,9 +232,15 @@ def register(app: typer.Typer) -> None:
             if json_:
                 echo_json({"project": str(project_root), "trusted": state.trusted, "items": rows})
                 return
-            print(f"{project_root}: {'trusted' if state.trusted else 'not trusted'}")
-            for row in rows:
-                print(f"  {row['status']:<9} {row['kind']:<9} {row['path']}")
+            from .tables import Column
+
+            out = common.console()
+            common.say(out, common.esc(f"project: {project_root}"))
+            common.say(out, f"status:  {'trusted' if state.trusted else 'not trusted'}")
+            if rows:
+                out.print()
+                common.print_table([Column("status"), Column("kind"), Column("path", text=True)],
+                                   [[r["status"], r["kind"], _relative(r["path"], project_root)] for r in rows], out)
             return
         pinned = trust.trust(settings)
         if json_:
@@ -246,6 +252,14 @@ def register(app: typer.Typer) -> None:
             print(f"  {item.kind:<12} {item.path}  {item.digest[:19]}…")
         if not pinned:
             print("  (nothing to pin yet: hook files added later need `agenthooks trust` again)")
+
+
+def _relative(path: str, root: Path) -> str:
+    """A path inside the project as the user reads it there (``.agent-hooks/hooks/x.py``)."""
+    try:
+        return str(Path(path).relative_to(root))
+    except ValueError:
+        return path
 
 
 def item_status(state: Any, item: Any) -> str:

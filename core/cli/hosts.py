@@ -80,21 +80,37 @@ def uninstall_claude_code(scope: str = "user", project_dir: str | Path | None = 
     return uninstall_host("claude-code", scope, project_dir, dry_run, out)
 
 
-class _Redacted:
-    """A dry run's output with the warm server's token replaced: a diff is shown, pasted, logged."""
+class _Output:
+    """What an installer prints, made fit for a terminal: a dry run's diff with the warm server's
+    token hidden (a diff is shown, pasted, logged), any other line wrapped at spaces to the width
+    with continuation lines indented (``tables.indented``). Diff lines are file content: never wrapped."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, dry_run: bool) -> None:
         self.stream = stream
+        self.dry_run = dry_run
+        self.pending = ""
 
     def write(self, text: str) -> int:
-        from ..serve.paths import token
+        if self.dry_run:
+            from ..serve.paths import token
 
-        secret = token(create=False)
-        if secret:
-            text = text.replace(secret, "<hidden: the warm server's token>")
-        return self.stream.write(text)
+            secret = token(create=False)
+            if secret:
+                text = text.replace(secret, "<hidden: the warm server's token>")
+            return self.stream.write(text)
+        from .common import width
+        from .tables import indented
+
+        self.pending += text
+        *lines, self.pending = self.pending.split("\n")
+        for line in lines:
+            for piece in indented(line, width()):
+                self.stream.write(piece.plain + "\n")
+        return len(text)
 
     def flush(self) -> None:
+        if self.pending:
+            self.write("\n")
         self.stream.flush()
 
     def __getattr__(self, name: str) -> Any:
@@ -143,9 +159,12 @@ def _command(host: str, install: bool) -> Any:
                 choices = options[name].get("choices")
                 if choices and value not in choices:
                     raise CommandError(f"{options[name]['flag']} must be one of {', '.join(choices)}, not {value!r}")
-            out: Any = _Redacted(sys.stdout) if dry_run else None
-            code = (install_host(host, scope, project_dir, dry_run, out, **kwargs) if install
-                    else uninstall_host(host, scope, project_dir, dry_run, out))
+            out = _Output(sys.stdout, dry_run)
+            try:
+                code = (install_host(host, scope, project_dir, dry_run, out, **kwargs) if install  # type: ignore[arg-type]
+                        else uninstall_host(host, scope, project_dir, dry_run, out))  # type: ignore[arg-type]
+            finally:
+                out.flush()
         except CommandError as exc:
             raise _fail(exc) from None
         raise typer.Exit(code)

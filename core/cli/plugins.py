@@ -309,24 +309,28 @@ def register(app: typer.Typer) -> None:
             echo_json(details[0] if len(details) == 1 else details)
             return
         out = common.console()
+
+        def say(line: str) -> None:
+            common.say(out, line)
+
         esc = common.esc
         for row in details:
-            out.print(f"[bold]{esc(row['name'])}[/bold]  {esc(row.get('status'))}"
-                      + (f": {esc(row['reason'])}" if row.get("reason") else ""))
+            say(f"[bold]{esc(row['name'])}[/bold]  {esc(row.get('status'))}"
+                + (f": {esc(row['reason'])}" if row.get("reason") else ""))
             for key in ("distribution", "version", "source", "scope", "entry_point", "path", "order"):
                 if row.get(key) is not None:
-                    out.print(f"  {key.replace('_', ' ')}: {esc(row[key])}")
+                    say(f"  {key.replace('_', ' ')}: {esc(row[key])}")
             if row.get("rules"):
-                out.print("  hooks:")
+                say("  hooks:")
                 for hook, rule in row["rules"].items():
-                    out.print(f"    {esc(hook)}: {esc(rule)}")
+                    say(f"    {esc(hook)}: {esc(rule)}")
             if row.get("settings_files"):
                 header = f"[plugins.{row['name']}]"
-                out.print(f"  settings: {esc(header)} in {esc(', '.join(row['settings_files']))}")
+                say(f"  settings: {esc(header)} in {esc(', '.join(row['settings_files']))}")
             if row.get("config") not in (None, {}):
-                out.print(f"  config: {esc(row['config'])}")
+                say(f"  config: {esc(row['config'])}")
             for err in row["errors"]:
-                out.print(f"  [red]error[/red] ({esc(err['hook'])}): {esc(err['message'])}")
+                say(f"  [red]error[/red] ({esc(err['hook'])}): {esc(err['message'])}")
 
     @plugins_app.command("enable")
     def enable_cmd(name: Annotated[str, typer.Argument(help="Plugin or distribution name.")],

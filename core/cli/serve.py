@@ -132,7 +132,9 @@ def register(app: Any) -> None:
         elif st is None:
             typer.echo("not running (start it with `agenthooks serve start`)")
         else:
-            typer.echo("\n".join(_describe(st)))
+            out = common.console()
+            for line in _describe(st):
+                common.say(out, common.esc(line))
         raise typer.Exit(0 if st is not None else 1)
 
     app.add_typer(serve_app, name="serve")

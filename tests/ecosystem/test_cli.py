@@ -328,7 +328,8 @@ def test_trust_command(cli, home: Path, project: Path) -> None:
     r = cli("trust")
     assert r.code == 0 and f"Trusted {project}" in r.out and "proj.py" in r.out
     assert rows(cli("plugins", "list", "--json"))["proj"]["status"] == "loaded"
-    assert "trusted   hook-file" in cli("trust", "--show").out
+    shown = cli("trust", "--show").out
+    assert "status:  trusted" in shown and any(line.split()[:2] == ["trusted", "hook-file"] for line in shown.splitlines())
     assert str(project) in cli("trust", "--list").out
     assert "Revoked" in cli("trust", "--revoke").out
     assert rows(cli("plugins", "list", "--json"))["proj"]["status"] == "untrusted"
