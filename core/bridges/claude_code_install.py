@@ -344,6 +344,8 @@ class SettingsEdit:
     """the file's text, None when it does not exist"""
     new: str | None
     """the text to write, None for no change"""
+    removal: bool = False
+    """an uninstall: no backup, and the file is deleted when nothing is left in it"""
 
     @property
     def changed(self) -> bool:
@@ -362,6 +364,11 @@ class SettingsEdit:
     def apply(self) -> Path | None:
         """Write the new text atomically; returns the backup of the old file (None if there was none)."""
         if self.new is None or not self.changed:
+            return None
+        if self.removal:
+            from .hostkit.jsonconfig import remove_leaving_nothing
+
+            remove_leaving_nothing(self.path, self.new)
             return None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         backup = None
@@ -403,8 +410,8 @@ def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None
     settings, old = read_settings(path)
     new = removed(settings, path)
     if old is None or new == settings:
-        return SettingsEdit(path, old, None)
-    return SettingsEdit(path, old, dump(new, old))
+        return SettingsEdit(path, old, None, removal=True)
+    return SettingsEdit(path, old, dump(new, old), removal=True)
 
 
 # -- doctor ------------------------------------------------------------------------------
@@ -621,6 +628,8 @@ def uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = 
     except OSError as exc:
         raise InstallError(f"cannot write {plan.path}: {exc.strerror or exc}") from None
     out.write(f"Removed agent-hooks from Claude Code ({scope}): {plan.path}\n")
+    if not plan.path.exists():
+        out.write(f"  deleted {plan.path}: nothing else was in it\n")
     if backup is not None:
         out.write(f"  backup:  {backup}\n")
     return 0

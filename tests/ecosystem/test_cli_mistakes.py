@@ -6,36 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-
-@pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    home = tmp_path / "home"
-    home.mkdir()
-    keep = {k: v for k, v in os.environ.items() if not k.startswith(("AGENT_HOOKS", "XDG_", "PI_CODING", "CODEX"))}
-    return {**keep, "HOME": str(home), "AGENT_HOOKS_HOME": str(tmp_path / "ah"), "COLUMNS": "80",
-            "XDG_CONFIG_HOME": str(home / ".config"), "XDG_RUNTIME_DIR": str(tmp_path / "run"),
-            "AGENT_HOOKS_SERVE_PORT": "0"}
-
-
-def agenthooks(env: dict[str, str], *args: str | os.PathLike[str], cwd: Path | None = None,
-               stdin: str = "", **extra: str) -> Run:
-    proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", *map(os.fspath, args)], env={**env, **extra},
-                          cwd=cwd, capture_output=True, text=True, timeout=120, input=stdin)
-    return Run(proc.returncode, proc.stdout, proc.stderr)
+from .conftest import Run, agenthooks
 
 
 def one_line(r: Run, fragment: str) -> None:
