@@ -336,15 +336,17 @@ def register(app: typer.Typer) -> None:
     def enable_cmd(name: Annotated[str, typer.Argument(help="Plugin or distribution name.")],
                    project: ProjectOpt = False) -> None:
         """Enable a plugin (removes it from `disabled`; at project level, overrides the user's)."""
+        out = common.console()
         for line in set_enabled(name, True, project):
-            print(line)
+            common.say(out, common.esc(line))
 
     @plugins_app.command("disable")
     def disable_cmd(name: Annotated[str, typer.Argument(help="Plugin or distribution name.")],
                     project: ProjectOpt = False) -> None:
         """Disable a plugin: it is not even imported any more. Comments in the file are kept."""
+        out = common.console()
         for line in set_enabled(name, False, project):
-            print(line)
+            common.say(out, common.esc(line))
 
     @plugins_app.command("install", context_settings={"ignore_unknown_options": True})
     def install_cmd(packages: Annotated[list[str], typer.Argument(

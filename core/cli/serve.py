@@ -110,8 +110,9 @@ def register(app: Any) -> None:
         except (server.ServeError, OSError) as exc:
             raise _fail(str(exc)) from None
         if not quiet:
-            typer.echo(("started" if started else "already running") + f": pid {st.get('pid')}, "
-                       f"{st.get('socket')}" + (f", {st['http']}" if st.get("http") else ""))
+            common.say(common.console(), common.esc(
+                ("started" if started else "already running") + f": pid {st.get('pid')}, "
+                f"{st.get('socket')}" + (f", {st['http']}" if st.get("http") else "")))
 
     @serve_app.command("stop")
     def stop_cmd() -> None:
