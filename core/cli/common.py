@@ -78,10 +78,17 @@ def tracing() -> bool:
     return OPTIONS.trace or env_flag(ENV_TRACE)
 
 
+def _check_settings_path() -> None:
+    given = OPTIONS.settings_path
+    if given is not None and os.path.exists(given) and not os.path.isfile(given):
+        fail(f"--settings {given}: not a regular file")  # a device or a fifo would be read without end
+
+
 def settings() -> Settings:
     """The settings the global options select (raises SettingsError: exit 2, one line)."""
     from ..settings import load_settings
 
+    _check_settings_path()
     loaded = load_settings(OPTIONS.cwd, OPTIONS.settings_path)
     say_once(loaded.warnings)
     return loaded
@@ -97,6 +104,7 @@ def runtime(**options: Any) -> Runtime:
         return _RUNTIME
     from ..discovery import load_runtime
 
+    _check_settings_path()
     for path in OPTIONS.hook_paths:
         if not os.path.exists(path):
             fail(f"--hook {path}: no such file or directory")

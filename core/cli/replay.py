@@ -286,8 +286,12 @@ def read_expect(path: Path) -> dict[int, dict[str, Any]]:
     from .common import fail
 
     expected: dict[int, dict[str, Any]] = {}
+    if path.exists() and not path.is_file():  # a device or a fifo would be read without end
+        fail(f"--expect {path}: not a regular file")
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        fail(f"--expect {path}: not UTF-8 text")
     except OSError as exc:
         fail(f"--expect {path}: {exc.strerror or exc}")
     for number, text in enumerate(lines, start=1):
@@ -440,7 +444,8 @@ def register(app: typer.Typer) -> None:
         from . import common
 
         if not file.is_file():
-            common.fail(f"{file}: {'is a directory' if file.is_dir() else 'no such file'}")
+            common.fail(f"{file}: " + ("is a directory" if file.is_dir() else "not a regular file" if file.exists()
+                                       else "no such file"))
         try:
             entries = read_session(file)
         except (OSError, UnicodeDecodeError) as exc:

@@ -43,6 +43,13 @@ MISTAKES = [
      "NaN is not a JSON number"),
     ("fire: Infinity is not JSON", ["fire", "pre_tool", "-d", '{"n": -Infinity}'], {}, None,
      "-Infinity is not a JSON number"),
+    ("fire: an endless file", ["fire", "pre_tool", "-d", "@/dev/zero"], {}, None,
+     "/dev/zero is larger than 67,108,864 bytes"),
+    ("fire: a file that is not text", ["fire", "pre_tool", "-d", "@TMP/binary"], {}, None, "not UTF-8 text"),
+    ("--settings names a device", ["--settings", "/dev/zero", "plugins", "list"], {}, None,
+     "--settings /dev/zero: not a regular file"),
+    ("replay --expect names a device", ["replay", "TMP/deep.json", "--expect", "/dev/zero"], {}, None,
+     "--expect /dev/zero: not a regular file"),
     ("new-plugin under a file", ["new-plugin", "x", "--dir", "TMP/a-file/sub"], {}, None, "cannot create"),
     ("serve run: port out of range", ["serve", "run", "--port", "99999"], {}, None,
      "--port 99999: expected a TCP port number"),
@@ -76,6 +83,7 @@ def test_a_mistake_is_one_line_and_exit_2(env: dict[str, str], tmp_path: Path, a
                                           extra: dict[str, str], settings: str | None, fragment: str) -> None:
     (tmp_path / "a-file").write_text("")
     (tmp_path / "deep.json").write_text(DEEP)
+    (tmp_path / "binary").write_bytes(b"\xff\xfe\x00garbage")
     extra = dict(extra)
     stdin = extra.pop("STDIN", "")
     if extra.pop("NO_PSYCOPG", None):
