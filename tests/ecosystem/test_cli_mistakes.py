@@ -162,5 +162,6 @@ def test_hosts_wired_column_names_scopes_only(env: dict[str, str], tmp_path: Pat
     wired = {h["host"]: h["wired"] for h in data["hosts"]}
     assert wired["pi"] == ["user"] and wired["omp"] == [] and wired["claude-code"] == []
     text = agenthooks(env, "hosts", cwd=tmp_path, **extra).out
-    scopes = {line.split()[0]: line.split()[1] for line in text.splitlines()[1:8]}
+    table = text.split("\n\n", 1)[0].splitlines()[1:]  # the hosts table: host, wired in, executable
+    scopes = {line.split()[0]: line.split()[1] for line in table if not line.startswith(" ")}
     assert scopes["pi"] == "user" and scopes["omp"] == "no" and "yes" not in scopes.values()
