@@ -344,8 +344,6 @@ class SettingsEdit:
     """the file's text, None when it does not exist"""
     new: str | None
     """the text to write, None for no change"""
-    removal: bool = False
-    """an uninstall: no backup, and the file is deleted when nothing is left in it"""
 
     @property
     def changed(self) -> bool:
@@ -365,11 +363,6 @@ class SettingsEdit:
         """Write the new text atomically; returns the backup of the old file (None if there was none)."""
         if self.new is None or not self.changed:
             return None
-        if self.removal:
-            from .hostkit.jsonconfig import remove_leaving_nothing
-
-            remove_leaving_nothing(self.path, self.new)
-            return None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         backup = None
         mode = None
@@ -381,6 +374,15 @@ class SettingsEdit:
 
         atomic_write(self.path, self.new, mode)
         return backup
+
+
+def remove(edit: SettingsEdit) -> None:
+    """Apply an uninstall: no backup, the file deleted when nothing is left in it, and the backup
+    an install kept deleted too (``hostkit.jsonconfig.remove_leaving_nothing``)."""
+    if edit.new is not None and edit.changed:
+        from .hostkit.jsonconfig import remove_leaving_nothing
+
+        remove_leaving_nothing(edit.path, edit.new)
 
 
 def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
@@ -410,8 +412,8 @@ def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None
     settings, old = read_settings(path)
     new = removed(settings, path)
     if old is None or new == settings:
-        return SettingsEdit(path, old, None, removal=True)
-    return SettingsEdit(path, old, dump(new, old), removal=True)
+        return SettingsEdit(path, old, None)
+    return SettingsEdit(path, old, dump(new, old))
 
 
 # -- doctor ------------------------------------------------------------------------------
@@ -624,12 +626,10 @@ def uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = 
         out.write(f"Claude Code ({scope}) is not wired to agent-hooks: {plan.path}\n")
         return 0
     try:
-        backup = plan.apply()
+        remove(plan)
     except OSError as exc:
         raise InstallError(f"cannot write {plan.path}: {exc.strerror or exc}") from None
     out.write(f"Removed agent-hooks from Claude Code ({scope}): {plan.path}\n")
     if not plan.path.exists():
         out.write(f"  deleted {plan.path}: nothing else was in it\n")
-    if backup is not None:
-        out.write(f"  backup:  {backup}\n")
     return 0
