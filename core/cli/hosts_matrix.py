@@ -65,6 +65,9 @@ def text(cwd: str | None, width: int) -> list[str]:
     legend = ("Capabilities: F fire, B block, R rewrite, C fails closed; — the host cannot fire it; "
               "? not described by the host's adapter yet.")
     lines += ["", *textwrap.wrap(legend, width), "", *_capabilities(width)]
+    summary = getattr(matrix, "sandbox_summary", None)  # where agent-hooks-sandbox can wrap commands
+    if summary is not None:
+        lines += [*textwrap.wrap(summary(), width, subsequent_indent="  ", break_on_hyphens=False), ""]
     other = [h for h in matrix.all_hooks() if h not in matrix.shown_hooks()]
     lines += textwrap.wrap(f"No host bridge fires: {', '.join(other)}.", width, subsequent_indent="  ",
                            break_on_hyphens=False)
