@@ -258,6 +258,8 @@ def parse_text(text: str, sf: SettingsFile) -> SettingsFile:
         for name, section in data["plugins"].items():
             if not isinstance(section, dict):
                 raise bad(f"plugins.{name}", "a table ([plugins.<name>] section)")
+    if "serve" in data:
+        _check_serve(data["serve"], bad)
     for key in data:
         if key not in KNOWN_KEYS:
             sf.warnings.append(f"{path}: unknown key {key!r} (ignored){_did_you_mean(key, KNOWN_KEYS)}")
@@ -270,6 +272,14 @@ def _did_you_mean(word: str, choices: Iterable[str]) -> str:
 
     close = difflib.get_close_matches(word, sorted(choices), n=1)
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _check_serve(value: Any, bad: Callable[..., SettingsError]) -> None:
+    if not isinstance(value, dict):
+        raise bad("serve", "a table ([serve] section)")
+    port = value.get("port")
+    if "port" in value and (isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535):
+        raise bad("serve.port", "a TCP port number (1-65535)")
 
 
 def _check_organisation(value: Any, bad: Callable[..., SettingsError]) -> None:

@@ -424,6 +424,15 @@ class SettingsEdit:
         return backup
 
 
+def remove(edit: SettingsEdit) -> None:
+    """Apply an uninstall: no backup, the file deleted when nothing is left in it, and the backup
+    an install kept deleted too (``hostkit.jsonconfig.remove_leaving_nothing``)."""
+    if edit.new is not None and edit.changed:
+        from .hostkit.jsonconfig import remove_leaving_nothing
+
+        remove_leaving_nothing(edit.path, edit.new)
+
+
 def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
                  command: tuple[str, list[str]] | None = None, ask: bool = False, transport: str = "command",
                  dry_run: bool = False) -> SettingsEdit:
@@ -590,6 +599,19 @@ def check(cwd: str | os.PathLike[str] | None = None) -> list[Check]:
     return results
 
 
+def wired(cwd: str | os.PathLike[str] | None = None) -> list[str]:
+    """Scopes whose settings file runs our bridge (``agenthooks hosts``)."""
+    found = []
+    for scope in SCOPES:
+        try:
+            settings, _ = read_settings(settings_path(scope, cwd))
+        except InstallError:
+            continue
+        if _our_handlers(settings):
+            found.append(scope)
+    return found
+
+
 def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     """One line per finding, each starting with ``ok:`` or ``warning:`` (for ``agenthooks doctor``)."""
     return [str(c) for c in check(cwd)]
@@ -678,10 +700,10 @@ def uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = 
         out.write(f"Claude Code ({scope}) is not wired to agent-hooks: {plan.path}\n")
         return 0
     try:
-        backup = plan.apply()
+        remove(plan)
     except OSError as exc:
         raise InstallError(f"cannot write {plan.path}: {exc.strerror or exc}") from None
     out.write(f"Removed agent-hooks from Claude Code ({scope}): {plan.path}\n")
-    if backup is not None:
-        out.write(f"  backup:  {backup}\n")
+    if not plan.path.exists():
+        out.write(f"  deleted {plan.path}: nothing else was in it\n")
     return 0

@@ -1,6 +1,6 @@
 """The capability matrix: every supported host, whether it is installed and wired here, and per
 canonical hook whether the host can fire, block, rewrite it and whether a failure of ours is
-closed. ``agenthooks hosts [--json]`` prints it; ``python -m agent_hooks_core.bridges.matrix``
+closed. ``agenthooks hosts [--json]`` prints it (``cli/hosts_matrix.py`` lays it out); ``python -m agent_hooks_core.bridges.matrix``
 writes docs/hosts/README.md (``--check``: exit 1 when that file is stale).
 """
 
@@ -60,11 +60,9 @@ def wiring(host: str, cwd: str | None = None) -> dict[str, Any]:
     if spec is not None:
         try:
             installer = load(spec)
-            if hasattr(installer, "wired"):
+            if hasattr(installer, "wired"):  # the scopes (user, project, ...) whose configuration runs us
                 wired = list(installer.wired(cwd))
             lines = list(installer.status(cwd))
-            if not hasattr(installer, "wired"):
-                wired = ["yes"] if any(line.startswith("ok:") for line in lines) else []
             problems = [line for line in lines if line.startswith("problem:")]
         except Exception as exc:  # one broken installer must not hide the others
             problems = [f"problem: {type(exc).__name__}: {exc}"]
@@ -103,30 +101,6 @@ def sandbox_summary() -> str:
     """One sentence for ``agenthooks hosts``: where agent-hooks-sandbox can wrap shell commands."""
     return ("Sandbox (agent-hooks-sandbox wraps the shell commands where a pre_tool rewrite reaches the "
             "host): " + ", ".join(f"{h} {'yes' if sandbox(h)[0] else 'no'}" for h in hosts()) + ".")
-
-
-def text(cwd: str | None = None) -> str:
-    """The terminal table."""
-    rows = [wiring(h, cwd) for h in hosts()]
-    width = max(len(h) for h in hosts())
-    lines = ["Hosts:"]
-    for r in rows:
-        exe = r["executable"] or "not on PATH"
-        wired = ", ".join(r["wired"]) if r["wired"] else "not wired"
-        lines.append(f"  {r['host']:<{width}}  {exe:<40}  wired: {wired}")
-        lines.extend(f"  {'':<{width}}  {p}" for p in r["problems"])
-    lines += ["", "Capabilities (F fire, B block, R rewrite, C fails closed; — the host cannot fire it;",
-              "? not described by the host's adapter yet):", ""]
-    hooks = shown_hooks()
-    hw = max(len(h) for h in hooks)
-    lines.append(f"  {'':<{hw}}  " + "  ".join(f"{h:<{max(len(h), 4)}}" for h in hosts()))
-    for hook in hooks:
-        cells = "  ".join(f"{_cell(of(h).get(hook), h):<{max(len(h), 4)}}" for h in hosts())
-        lines.append(f"  {hook:<{hw}}  {cells}")
-    lines += ["", sandbox_summary()]
-    other = [h for h in all_hooks() if h not in hooks]
-    lines += ["", f"No host bridge fires: {', '.join(other)}."]
-    return "\n".join(lines) + "\n"
 
 
 def markdown() -> str:

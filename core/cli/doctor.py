@@ -230,7 +230,9 @@ def register(app: typer.Typer) -> None:
         revoke: Annotated[bool, typer.Option("--revoke", help="Forget this project: its code stops loading.")]
         = False,
         list_: Annotated[bool, typer.Option("--list", help="List the trusted projects.")] = False,
-        json_: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+        json_: Annotated[bool, typer.Option(
+            "--json", help="Machine-readable output of --show (the default with --json), --list or --revoke.")]
+        = False,
     ) -> None:
         """Allow this project's hook files, settings hooks and settings policy, and your user hook files, to load, pinned to their content.
 
@@ -241,6 +243,11 @@ def register(app: typer.Typer) -> None:
         from .. import trust
         from ..settings import find_project_root, load_settings
 
+        chosen = [flag for flag, on in (("--show", show), ("--revoke", revoke), ("--list", list_)) if on]
+        if len(chosen) > 1:
+            fail(f"{' and '.join(chosen)} cannot be combined: choose one")
+        # --json alone asks to see the state: trusting must never be a side effect of a format flag
+        show = show or (json_ and not chosen)
         if list_:
             projects = trust.trusted_projects()
             if json_:
@@ -277,9 +284,15 @@ def register(app: typer.Typer) -> None:
                 echo_json({"project": str(project_root), "trusted": state.trusted, "items": rows,
                            "user": user_rows})
                 return
-            print(f"{project_root}: {'trusted' if state.trusted else 'not trusted'}")
-            for row in rows:
-                print(f"  {row['status']:<9} {row['kind']:<9} {row['path']}")
+            from .tables import Column
+
+            out = common.console()
+            common.say(out, common.esc(f"project: {project_root}"))
+            common.say(out, f"status:  {'trusted' if state.trusted else 'not trusted'}")
+            if rows:
+                out.print()
+                common.print_table([Column("status"), Column("kind"), Column("path", text=True)],
+                                   [[r["status"], r["kind"], _relative(r["path"], project_root)] for r in rows], out)
             _print_user_rows(user_rows)
             return
         user_rows = _user_rows(settings)
@@ -341,6 +354,12 @@ def _trust_user(settings: Any, show: bool, json_: bool) -> None:
         return
     _print_user_rows(rows, changed_only=True)
     print(f"Trusted your user hook files ({len(pinned)} pinned in {trust.store_path()})")
+def _relative(path: str, root: Path) -> str:
+    """A path inside the project as the user reads it there (``.agent-hooks/hooks/x.py``)."""
+    try:
+        return str(Path(path).relative_to(root))
+    except ValueError:
+        return path
 
 
 def item_status(state: Any, item: Any) -> str:

@@ -236,6 +236,16 @@ def _run_pip(*args: str) -> int:
     return proc.returncode
 
 
+def _installed(dist: str) -> bool:
+    import importlib.metadata as md
+
+    try:
+        md.distribution(dist)
+    except (md.PackageNotFoundError, ValueError):
+        return False
+    return True
+
+
 def _uninstall_targets(names: list[str]) -> list[str]:
     the_plan = plan(common.settings(), use_cache=False)
     out: list[str] = []
@@ -244,6 +254,9 @@ def _uninstall_targets(names: list[str]) -> list[str]:
             out.append(name)
             continue
         dists = [c.record.dist for c in the_plan.find(name) if c.record is not None]
+        if not dists and not _installed(name):  # pip only warns and exits 0: say it, exit 2
+            fail(_unknown(name, [c.name for c in the_plan.candidates]).replace(
+                "unknown plugin", "no installed plugin or distribution"))
         dist = dists[0] if dists else name
         if normalize_name(dist) == CORE_DISTRIBUTION:
             fail(f"refusing to uninstall {CORE_DISTRIBUTION}, which agenthooks itself is; use pip directly")
@@ -298,38 +311,44 @@ def register(app: typer.Typer) -> None:
             echo_json(details[0] if len(details) == 1 else details)
             return
         out = common.console()
+
+        def say(line: str) -> None:
+            common.say(out, line)
+
         esc = common.esc
         for row in details:
-            out.print(f"[bold]{esc(row['name'])}[/bold]  {esc(row.get('status'))}"
-                      + (f": {esc(row['reason'])}" if row.get("reason") else ""))
+            say(f"[bold]{esc(row['name'])}[/bold]  {esc(row.get('status'))}"
+                + (f": {esc(row['reason'])}" if row.get("reason") else ""))
             for key in ("distribution", "version", "source", "scope", "entry_point", "path", "order"):
                 if row.get(key) is not None:
-                    out.print(f"  {key.replace('_', ' ')}: {esc(row[key])}")
+                    say(f"  {key.replace('_', ' ')}: {esc(row[key])}")
             if row.get("rules"):
-                out.print("  hooks:")
+                say("  hooks:")
                 for hook, rule in row["rules"].items():
-                    out.print(f"    {esc(hook)}: {esc(rule)}")
+                    say(f"    {esc(hook)}: {esc(rule)}")
             if row.get("settings_files"):
                 header = f"[plugins.{row['name']}]"
-                out.print(f"  settings: {esc(header)} in {esc(', '.join(row['settings_files']))}")
+                say(f"  settings: {esc(header)} in {esc(', '.join(row['settings_files']))}")
             if row.get("config") not in (None, {}):
-                out.print(f"  config: {esc(row['config'])}")
+                say(f"  config: {esc(row['config'])}")
             for err in row["errors"]:
-                out.print(f"  [red]error[/red] ({esc(err['hook'])}): {esc(err['message'])}")
+                say(f"  [red]error[/red] ({esc(err['hook'])}): {esc(err['message'])}")
 
     @plugins_app.command("enable")
     def enable_cmd(name: Annotated[str, typer.Argument(help="Plugin or distribution name.")],
                    project: ProjectOpt = False) -> None:
         """Enable a plugin (removes it from `disabled`; at project level, overrides the user's)."""
+        out = common.console()
         for line in set_enabled(name, True, project):
-            print(line)
+            common.say(out, common.esc(line))
 
     @plugins_app.command("disable")
     def disable_cmd(name: Annotated[str, typer.Argument(help="Plugin or distribution name.")],
                     project: ProjectOpt = False) -> None:
         """Disable a plugin: it is not even imported any more. Comments in the file are kept."""
+        out = common.console()
         for line in set_enabled(name, False, project):
-            print(line)
+            common.say(out, common.esc(line))
 
     @plugins_app.command("install", context_settings={"ignore_unknown_options": True})
     def install_cmd(packages: Annotated[list[str], typer.Argument(

@@ -237,8 +237,8 @@ def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None
     data, old = read_json(path)
     new = without_us(data, path)
     if old is None or new == data:
-        return ConfigEdit([FileChange(path, old, None), _trust_change(path, data, data)])
-    return ConfigEdit([FileChange(path, old, dump_json(new, old)), _trust_change(path, data, new)])
+        return ConfigEdit([FileChange(path, old, None), _trust_change(path, data, data)], removal=True)
+    return ConfigEdit([FileChange(path, old, dump_json(new, old)), _trust_change(path, data, new)], removal=True)
 
 
 #: host options of ``agenthooks install codex`` (cli/hosts.py builds the command from them)

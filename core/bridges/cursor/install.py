@@ -105,7 +105,8 @@ def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None
     path = hooks_path(scope, project_dir)
     data, old = read_json(path)
     new = without_us(data, path)
-    return ConfigEdit([FileChange(path, old, None if (old is None or new == data) else dump_json(new, old))])
+    return ConfigEdit([FileChange(path, old, None if (old is None or new == data) else dump_json(new, old))],
+                      removal=True)
 
 
 def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,

@@ -2,7 +2,9 @@
 
 An installer builds a :class:`ConfigEdit` (one :class:`FileChange` per file, old and new text), which
 ``--dry-run`` prints as a unified diff and ``apply`` writes: each file replaced atomically (a
-reader sees the old file or the new one), the old one kept as ``<name>.agenthooks.bak``.
+reader sees the old file or the new one), the old one kept as ``<name>.agenthooks.bak``. A removal
+(uninstall) leaves nothing of ours behind: a file left holding nothing is deleted, and the backup
+install kept is deleted too (the file is the user's own again).
 """
 
 from __future__ import annotations
@@ -68,11 +70,14 @@ class FileChange:
         return "".join(difflib.unified_diff((self.old or "").splitlines(keepends=True),
                                             (self.new or "").splitlines(keepends=True), fromfile, str(self.path)))
 
-    def apply(self) -> Path | None:
+    def apply(self, removal: bool = False) -> Path | None:
         if not self.changed or self.new is None:
             return None
         from ...fileio import atomic_write
 
+        if removal:
+            remove_leaving_nothing(self.path, self.new)
+            return None
         backup = None
         mode = None
         if self.old is not None and self.path.exists():
@@ -83,11 +88,36 @@ class FileChange:
         return backup
 
 
+def holds_nothing(text: str) -> bool:
+    """A configuration file with nothing in it: empty, or an empty JSON object."""
+    return text.strip() in ("", "{}")
+
+
+def backup_of(path: Path) -> Path:
+    return path.with_name(path.name + ".agenthooks.bak")
+
+
+def remove_leaving_nothing(path: Path, new: str) -> bool:
+    """Write what is left after removing our entries, or delete the file when nothing is left; the
+    backup an install kept goes too. True when the file was deleted."""
+    from ...fileio import atomic_write
+
+    deleted = holds_nothing(new)
+    if deleted:
+        path.unlink(missing_ok=True)
+    else:
+        atomic_write(path, new, path.stat().st_mode & 0o7777 if path.exists() else None)
+    backup_of(path).unlink(missing_ok=True)
+    return deleted
+
+
 @dataclass
 class ConfigEdit:
     changes: list[FileChange] = field(default_factory=list)
     #: lines to print after applying (remaining steps, notes)
     notes: list[str] = field(default_factory=list)
+    #: an uninstall: no backups, a file left holding nothing is deleted (``remove_leaving_nothing``)
+    removal: bool = False
 
     @property
     def changed(self) -> bool:
@@ -102,7 +132,7 @@ class ConfigEdit:
         backups = []
         for change in self.changes:
             try:
-                backup = change.apply()
+                backup = change.apply(self.removal)
             except OSError as exc:
                 raise InstallError(f"cannot write {change.path}: {exc.strerror or exc}") from None
             if backup is not None:
@@ -125,6 +155,9 @@ def run_plan(plan: ConfigEdit, dry_run: bool, out: Any, what: str) -> int:
         out.write(f"{what}: {', '.join(str(c.path) for c in plan.changes if c.changed)}\n")
         for b in backups:
             out.write(f"  backup: {b}\n")
+        for c in plan.changes if plan.removal else ():
+            if c.changed and not c.path.exists():
+                out.write(f"  deleted {c.path}: nothing else was in it\n")
     for note in plan.notes:
         out.write(f"  {note}\n")
     return 0

@@ -35,6 +35,9 @@ from typing import Any
 
 from .store import COLUMNS, JSON_COLUMNS, PRUNE_EVERY, AuditError, AuditStore, Query
 
+#: what a postgresql:// URL without the driver says (the extra that installs it)
+NEEDS_PSYCOPG = ("a postgresql:// URL needs the agent-hooks-audit[postgres] extra (psycopg), which is not "
+                 "installed: `agenthooks plugins install 'psycopg[binary]>=3.2' 'psycopg-pool>=3.2'`")
 SCHEMA = "agent_hooks_audit"
 EVENTS = f"{SCHEMA}.events"
 META = f"{SCHEMA}.meta"
@@ -145,8 +148,7 @@ class PgStore:
                 try:
                     from psycopg_pool import ConnectionPool
                 except ImportError:
-                    raise AuditError("url = postgresql://... needs psycopg: pip install 'agent-hooks-audit[postgres]'"
-                                     ) from None
+                    raise AuditError(NEEDS_PSYCOPG) from None
                 import logging
 
                 # the pool logs each failed reconnect; with no logging set up Python would print them on
@@ -165,8 +167,10 @@ class PgStore:
     @contextlib.contextmanager
     def _conn(self) -> Iterator[Any]:
         """A pooled connection with the schema in place; any failure is an :class:`AuditError`."""
-        import psycopg
-
+        try:
+            import psycopg
+        except ImportError:
+            raise AuditError(NEEDS_PSYCOPG) from None
         try:
             with self.pool().connection() as conn:
                 if not self._migrated:
