@@ -215,7 +215,7 @@ def _run_bounded(argv, raw, until, env=None):
     that never reads its stdin nor one that never exits can hold the client past the deadline."""
     import select
 
-    w_in: "int | None"  # closed (None) once the input is written; local annotations cost nothing
+    w_in: int | None  # closed (None) once the input is written; local annotations cost nothing
     r_in, w_in = posix.pipe()
     r_out, w_out = posix.pipe()
     try:
