@@ -32,8 +32,10 @@ from .event import HookEvent
 from .hookspecs import specs
 from .hookspecs.catalogue import BY_NAME, RUNTIME_HOOKS, HookDef, unknown_hook_message
 from .hookspecs.markers import PROJECT
-from .plugininfo import PluginInfo
+from .plugininfo import LOADED, TAMPERED, PluginInfo
 from .reducer import LoopState, Reduction, decide
+from .stopgate import DEFAULT_LIMIT as DEFAULT_STOP_LIMIT
+from .stopgate import StopCounter
 from .timeouts import call_in_thread, timed_caller
 from .validation import check_payload, too_deep
 
@@ -41,6 +43,8 @@ log = logging.getLogger("agent_hooks")
 log.addHandler(logging.NullHandler())
 
 DEFAULT_TIMEOUT = 30.0
+#: a plugin's hookimpls at registration: (attribute, function, code object) each
+Snapshot = tuple[tuple[str, Any, Any], ...]
 #: the bound bridges give hooks that have no default timeout (``pre_tool``: in-process it may wait
 #: for the user): a precise fail-closed answer before the transport's answer deadline (55 s) and
 #: the host's own hook timeout (Claude Code: 60 s), which would otherwise decide
@@ -151,6 +155,7 @@ class Runtime:
         on_append_entry: Callable[[dict[str, Any]], None] | None = None,
         bounded: bool = True,
         gate_timeout: float | None = None,
+        stop_gate_limit: int = DEFAULT_STOP_LIMIT,
     ) -> None:
         import os
 
@@ -167,6 +172,13 @@ class Runtime:
         if default_fallback not in (None, "call_agent", "call_user"):
             raise ConfigError(f"default_fallback must be call_agent or call_user, not {default_fallback!r}")
         self.order = list(order)
+        if isinstance(stop_gate_limit, bool) or not isinstance(stop_gate_limit, int) or stop_gate_limit < 0:
+            raise ConfigError(f"stop_gate_limit must be a whole number >= 0, not {stop_gate_limit!r}")
+        #: continuations in a row the stop gate may win per session
+        self.stop_gate_limit = stop_gate_limit
+        self._stop_counter: StopCounter | None = None
+        #: plugins whose ``allow`` counts on permission_request (they declare agent_hooks_approver)
+        self.approvers: set[str] = set()
         #: True: a timed hook's handlers run on worker threads the call abandons at the deadline,
         #: so it returns in time whatever a handler does. False: in the calling thread, interrupted
         #: by SIGALRM in the main thread (cheaper; a handler can defeat it).
@@ -197,6 +209,10 @@ class Runtime:
         self._meta: list[Handler] = []
         #: hooks being fired in the current context (thread or task): the re-entrancy guard
         self._active: ContextVar[tuple[str, ...]] = ContextVar(f"agent_hooks_active_{id(self):x}", default=())
+        #: what each registered plugin's hookimpls were at registration: (plugin, snapshot)
+        self._pins: dict[str, tuple[Any, Snapshot]] = {}
+        #: plugins found tampered with (name -> why); sticky: a restored function is still suspect
+        self._tampered: dict[str, str] = {}
         self._rebuild()  # every hook has a (possibly empty) handler list, even with no plugin
         for plugin in plugins:
             if isinstance(plugin, tuple):
@@ -234,6 +250,9 @@ class Runtime:
             self.pm.unregister(plugin, name=name)
             raise
         self._load_index[name] = len(self._load_index)
+        self._pins[name] = (plugin, self.snapshot(plugin))
+        if getattr(plugin, "agent_hooks_approver", False) is True:
+            self.approvers.add(name)
         self._contexts[name] = HookContext(self, name, self.plugin_config.get(name))
         if external:
             self._external.add(name)
@@ -275,10 +294,62 @@ class Runtime:
         if not self.pm.has_plugin(name):
             raise PluginError(f"plugin {name!r} is not registered")
         self.pm.unregister(name=name)
+        self._pins.pop(name, None)
         self._load_index.pop(name, None)
         self._contexts.pop(name, None)
         self._external.discard(name)
+        self.approvers.discard(name)
         self._rebuild()
+
+    # -- tamper detection --------------------------------------------------------------------
+
+    def snapshot(self, plugin: Any) -> Snapshot:
+        """``plugin``'s hookimpls as they are now: (attribute, function, code object) each."""
+        out = []
+        for attr in dir(plugin):
+            try:
+                value = getattr(plugin, attr)
+            except Exception:  # a property that raises is no hookimpl
+                continue
+            if self.pm.parse_hookimpl_opts(plugin, attr) is None:
+                continue
+            out.append((attr, value, getattr(getattr(value, "__func__", value), "__code__", None)))
+        return tuple(out)
+
+    def mark_tampered(self, name: str, why: str) -> None:
+        """Record that plugin ``name`` is not what was loaded: its gating hooks deny from now on."""
+        self._tampered.setdefault(name, why)
+        info = self.plugin_info.get(name)
+        if isinstance(info, PluginInfo):
+            info.status, info.reason = TAMPERED, why
+
+    def tampered(self) -> dict[str, str]:
+        """Plugins whose registered hookimpls changed since registration (name -> why).
+
+        Compares what each plugin's hookimpl attributes and their code objects are now with the
+        snapshot taken when it was registered, and whether every plugin discovery loaded is still
+        registered as that same object: a monkeypatched function, a swapped ``__code__``,
+        ``pm.unregister``/``register`` games. Cheap enough for every gating call.
+        """
+        for name, (plugin, snap) in self._pins.items():
+            if name in self._tampered:
+                continue
+            if self.pm.get_plugin(name) is not plugin:
+                self.mark_tampered(name, "replaced in the plugin manager after it was loaded")
+                continue
+            for attr, value, code in snap:
+                now = getattr(plugin, attr, None)
+                if now is not value and now != value:
+                    self.mark_tampered(name, f"hookimpl {attr} replaced after it was loaded")
+                    break
+                if getattr(getattr(value, "__func__", value), "__code__", None) is not code:
+                    self.mark_tampered(name, f"the code of hookimpl {attr} replaced after it was loaded")
+                    break
+        for name, info in self.plugin_info.items():
+            if (isinstance(info, PluginInfo) and info.status == LOADED and name not in self._pins
+                    and name not in self._tampered):
+                self.mark_tampered(name, "unregistered after it was loaded")
+        return dict(self._tampered)
 
     def set_config(self, name: str, config: Any) -> None:
         self.plugin_config[name] = config
@@ -369,13 +440,25 @@ class Runtime:
             raise UnknownHookError(unknown_hook_message(hook))
         if type(payload) is not dict:
             payload = _as_payload(hook, payload)
+        if hd.bounded and isinstance(payload, dict):
+            # the runtime's count, never the host's or the caller's: they could reset it
+            payload = {**payload, "continuations": self._stop_count().get(), "limit": self.stop_gate_limit}
         try:
             data = check_payload(hook, payload)
             red = (reduction or Reduction)(hd, data, self.loop_state)  # deep-copies some fields
+            if hd.verdict:
+                red.approvers = frozenset(self.approvers)
         except RecursionError:
             raise PayloadError(too_deep(hook, payload)) from None
         handlers = self._handlers[hook]
         notes: list[str] = []
+        if hd.fail_closed and (self._tampered or self._pins or self.plugin_info):
+            tampered = self.tampered()
+            if tampered:
+                # the handlers are not the ones that were loaded: none of them decides
+                for name, why in tampered.items():
+                    red.fail(name, f"tampered: {why}", "tampered")
+                return hd, red, HandlerCalls([], red, red.event, None, aio=aio), notes
         if hook in self._active.get():
             # chibi's rule: a hook fired from one of its own handlers skips in-process handlers
             inner = [h for h in handlers if h.external]
@@ -384,6 +467,11 @@ class Runtime:
                 notes.append(f"re-entrant {hook}: in-process handlers skipped ({skipped})")
             handlers = inner
         return hd, red, HandlerCalls(handlers, red, red.event, self._timeout(hd), aio=aio), notes
+
+    def _stop_count(self) -> StopCounter:
+        if self._stop_counter is None:
+            self._stop_counter = StopCounter(self.host, self.session_id)
+        return self._stop_counter
 
     def _timeout(self, hd: HookDef) -> float | None:
         if hd.name in self.timeouts:
@@ -458,6 +546,9 @@ class Runtime:
     def _outcome(self, hd: HookDef, red: Reduction, calls: HandlerCalls, notes: list[str],
                  start: float) -> Outcome:
         data = red.finish(len(calls.handlers))
+        if hd.bounded:
+            counter = self._stop_count()
+            counter.set(counter.get() + 1 if (data or {}).get("continue") else 0)
         outcome = Outcome(hd.name, red.event, data, red.errors, red.answered,
                           [h.plugin for h in calls.handlers[:calls.called]], 0.0, notes,
                           stopped_by=red.stopped_by, decided=red.decision)

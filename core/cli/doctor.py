@@ -99,6 +99,9 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
         status = row.get("status")
         if status == "untrusted":
             add(Finding("warning", "plugins", f"plugin {name!r} not loaded (untrusted): {row.get('reason')}", name))
+        elif status == "tampered":
+            add(Finding("error", "plugins", f"plugin {name!r} was tampered with: {row.get('reason')}; "
+                                            "gating hooks deny while it is", name))
         elif status == "failed" and name not in seen_errors:
             add(Finding("error", "plugins", f"plugin {name!r} not loaded: {row.get('reason')}", name))
         elif status == "loaded":
@@ -114,9 +117,15 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
                 if message is not None:
                     add(Finding("error", "plugins", f"plugin {name!r} needs settings: {message}", name))
     counts = {s: sum(1 for r in plugin_rows if r.get("status") == s)
-              for s in ("loaded", "disabled", "failed", "untrusted")}
+              for s in ("loaded", "disabled", "failed", "untrusted", "tampered")}
+    if not counts["tampered"]:
+        del counts["tampered"]
     add(Finding("ok" if not counts["failed"] else "info", "plugins",
                 ", ".join(f"{n} {s}" for s, n in counts.items())))
+    from .replay import plugin_reports
+
+    for line in plugin_reports(rt):  # what plugins say about their state (the audit: records kept and lost)
+        add(Finding("info", "plugins", line))
 
     if settings.project_root is not None:
         from .. import trust
@@ -133,6 +142,11 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
         elif items:
             add(Finding("warning", "trust", f"project {settings.project_root} is not trusted: its {len(items)} "
                                             "code item(s) do not load; `agenthooks trust` to allow them"))
+    from ..controlplane import unexpected_startup_files
+
+    for path in unexpected_startup_files():
+        add(Finding("warning", "plugins", f"{path} runs at every Python start, belongs to no installed "
+                                          "distribution and is newer than all of them: check who wrote it"))
     from ..bridges import INSTALLERS, load
 
     for host, spec in INSTALLERS.items():  # every host's installer says how its wiring looks
@@ -142,7 +156,32 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
                 add(Finding({"ok": "ok", "problem": "error"}.get(level, "info"), "hosts", message))
         except Exception as exc:  # a host check must not break doctor
             add(Finding("info", "hosts", f"{host} check unavailable: {type(exc).__name__}: {exc}"))
+    _plugin_checks(rt, plugin_rows, add)
     return versions, findings, plugin_rows
+
+
+def _plugin_checks(rt: Any, plugin_rows: list[dict[str, Any]], add: Any) -> None:
+    """A loaded plugin's own checks: a module-level ``doctor_findings(config, wired_hosts)`` returning
+    (level, message) pairs (the sandbox: is bubblewrap usable, can each wired host rewrite)."""
+    from ..bridges import matrix
+
+    checks = []
+    for row in plugin_rows:
+        name = str(row.get("name"))
+        obj = rt.pm.get_plugin(name) if row.get("status") == "loaded" else None
+        check = getattr(obj, "doctor_findings", None)
+        if callable(check):
+            checks.append((name, check))
+    if not checks:
+        return
+    wired = [h for h in matrix.hosts() if matrix.wiring(h, common.OPTIONS.cwd)["wired"]]
+    for name, check in checks:
+        try:
+            for level, message in check(rt.context(name).config, wired):
+                add(Finding(level if level in _STYLE else "info", "plugins", str(message), name))
+        except Exception as exc:  # a plugin's check must not break doctor
+            add(Finding("error", "plugins", f"plugin {name!r}: its doctor check failed: {type(exc).__name__}: {exc}",
+                        name))
 
 
 _STYLE = {"ok": "green", "info": "cyan", "warning": "yellow", "error": "red"}
@@ -191,16 +230,24 @@ def register(app: typer.Typer) -> None:
         revoke: Annotated[bool, typer.Option("--revoke", help="Forget this project: its code stops loading.")]
         = False,
         list_: Annotated[bool, typer.Option("--list", help="List the trusted projects.")] = False,
-        json_: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+        json_: Annotated[bool, typer.Option(
+            "--json", help="Machine-readable output of --show (the default with --json), --list or --revoke.")]
+        = False,
     ) -> None:
-        """Allow this project's hook files, settings hooks and settings policy to load, pinned to their content.
+        """Allow this project's hook files, settings hooks and settings policy, and your user hook files, to load, pinned to their content.
 
         A file that changes afterwards (or a new one) does not load until you trust again; a
-        changed `disabled`, plugin section or timeout is ignored until then.
+        changed `disabled`, plugin section or timeout is ignored until then. Outside a project,
+        only your user hook files are pinned.
         """
         from .. import trust
         from ..settings import find_project_root, load_settings
 
+        chosen = [flag for flag, on in (("--show", show), ("--revoke", revoke), ("--list", list_)) if on]
+        if len(chosen) > 1:
+            fail(f"{' and '.join(chosen)} cannot be combined: choose one")
+        # --json alone asks to see the state: trusting must never be a side effect of a format flag
+        show = show or (json_ and not chosen)
         if list_:
             projects = trust.trusted_projects()
             if json_:
@@ -213,8 +260,11 @@ def register(app: typer.Typer) -> None:
         if not where.is_dir():
             fail(f"{where}: not a directory")
         project_root = find_project_root(where)
-        if project_root is None:
+        if project_root is None and revoke:
             fail(f"no project at {where.resolve()}: a project is a directory holding .agent-hooks/")
+        if project_root is None:
+            _trust_user(load_settings(where, common.OPTIONS.settings_path), show, json_)
+            return
         if revoke:
             removed = trust.revoke(project_root)
             if json_:
@@ -229,23 +279,87 @@ def register(app: typer.Typer) -> None:
         if show:
             rows = [{"kind": item.kind, "path": item.path, "status": item_status(state, item)}
                     for item in trust.current_items(settings)]
+            user_rows = _user_rows(settings)
             if json_:
-                echo_json({"project": str(project_root), "trusted": state.trusted, "items": rows})
+                echo_json({"project": str(project_root), "trusted": state.trusted, "items": rows,
+                           "user": user_rows})
                 return
-            print(f"{project_root}: {'trusted' if state.trusted else 'not trusted'}")
-            for row in rows:
-                print(f"  {row['status']:<9} {row['kind']:<9} {row['path']}")
+            from .tables import Column
+
+            out = common.console()
+            common.say(out, common.esc(f"project: {project_root}"))
+            common.say(out, f"status:  {'trusted' if state.trusted else 'not trusted'}")
+            if rows:
+                out.print()
+                common.print_table([Column("status"), Column("kind"), Column("path", text=True)],
+                                   [[r["status"], r["kind"], _relative(r["path"], project_root)] for r in rows], out)
+            _print_user_rows(user_rows)
             return
+        user_rows = _user_rows(settings)
         pinned = trust.trust(settings)
+        user_pinned = trust.trust_user(settings)
         if json_:
             echo_json({"project": str(project_root), "store": str(trust.store_path()),
-                       "pinned": [asdict(i) for i in pinned]})
+                       "pinned": [asdict(i) for i in pinned], "user": [asdict(i) for i in user_pinned]})
             return
+        _print_user_rows(user_rows, changed_only=True)
+        if user_pinned:
+            print(f"Trusted your user hook files ({len(user_pinned)} pinned)")
         print(f"Trusted {project_root} ({len(pinned)} item(s) pinned in {trust.store_path()}):")
         for item in pinned:
             print(f"  {item.kind:<12} {item.path}  {item.digest[:19]}…")
         if not pinned:
             print("  (nothing to pin yet: hook files added later need `agenthooks trust` again)")
+
+
+def _user_rows(settings: Any) -> list[dict[str, str]]:
+    """The user hook files now, and the pinned ones that are gone: what `trust` would change."""
+    from .. import trust
+
+    state = trust.user_state()
+    items = trust.current_user_items(settings)
+    rows = [{"kind": item.kind, "path": item.path, "status": item_status(state, item)} for item in items]
+    now = {item.path for item in items}
+    rows.extend({"kind": "hook-file", "path": path, "status": "removed"} for path in sorted(state.pins)
+                if path not in now)
+    return rows
+
+
+def _print_user_rows(rows: list[dict[str, str]], changed_only: bool = False) -> None:
+    shown = [r for r in rows if not changed_only or r["status"] != "trusted"]
+    if not rows or (changed_only and not shown):
+        return
+    print("user hook files" + (" (what changed):" if changed_only else ":"))
+    for row in shown:
+        status = row["status"].split(",")[0] if changed_only else row["status"]  # new, changed, removed
+        print(f"  {status:<9} {row['kind']:<9} {row['path']}")
+
+
+def _trust_user(settings: Any, show: bool, json_: bool) -> None:
+    """`agenthooks trust` outside a project: the user hook files only."""
+    from .. import trust
+
+    rows = _user_rows(settings)
+    if show:
+        if json_:
+            echo_json({"project": None, "user": rows})
+        elif rows:
+            _print_user_rows(rows)
+        else:
+            print("No user hook files (and no project here).")
+        return
+    pinned = trust.trust_user(settings)
+    if json_:
+        echo_json({"project": None, "store": str(trust.store_path()), "user": [asdict(i) for i in pinned]})
+        return
+    _print_user_rows(rows, changed_only=True)
+    print(f"Trusted your user hook files ({len(pinned)} pinned in {trust.store_path()})")
+def _relative(path: str, root: Path) -> str:
+    """A path inside the project as the user reads it there (``.agent-hooks/hooks/x.py``)."""
+    try:
+        return str(Path(path).relative_to(root))
+    except ValueError:
+        return path
 
 
 def item_status(state: Any, item: Any) -> str:

@@ -22,11 +22,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..fileio import atomic_write
+from ..fileio import TRUST_MAX, atomic_write, read_bounded
 from ..settings import cache_dir, normalize_name
 
 GROUP = "agent_hooks"
-CACHE_VERSION = 2
+#: a distribution that also names its plugin in this group ships it off until the user enables it
+#: (``enabled = [NAME]``, ``agenthooks plugins enable NAME``): a plugin that changes how every
+#: command runs must not start doing so because something depended on it
+OFF_GROUP = "agent_hooks.off_until_enabled"
+CACHE_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,7 @@ class EntryPointRecord:
     value: str
     dist: str
     version: str
+    off_until_enabled: bool = False
 
 
 #: (stamps, records) of the last scan in this process
@@ -100,9 +105,12 @@ def _scan_metadata() -> list[EntryPointRecord]:
         seen.add(norm)
         if not has_group:
             continue
-        for ep in dist.entry_points:
+        eps = list(dist.entry_points)
+        off = {normalize_name(ep.name) for ep in eps if ep.group == OFF_GROUP}
+        for ep in eps:
             if ep.group == GROUP:
-                records.append(EntryPointRecord(ep.name, ep.value, name, dist.version or ""))
+                records.append(EntryPointRecord(ep.name, ep.value, name, dist.version or "",
+                                                normalize_name(ep.name) in off))
     records.sort(key=lambda r: (normalize_name(r.name), normalize_name(r.dist)))
     return records
 
@@ -125,7 +133,7 @@ def scan_entry_points(use_cache: bool = True) -> list[EntryPointRecord]:
     path = _cache_file()
     if use_cache:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_bounded(path, TRUST_MAX))
             if data.get("version") == CACHE_VERSION and data.get("stamps") == stamps:
                 records = [EntryPointRecord(*r) for r in data["records"]]
                 _MEMO = (stamps, records)

@@ -19,6 +19,8 @@ from agent_hooks_core.cli import hosts
 from agent_hooks_core.serve import paths
 from typer.testing import CliRunner
 
+from tests.support.trusting import trust_user_hooks
+
 from ..serve.conftest import start_server
 from .cc_schema import problems
 from .payloads import event
@@ -73,7 +75,7 @@ def test_http_install_writes_http_hooks_the_token_and_a_starter(project, cli):
                                "allowedEnvVars": ["AGENT_HOOKS_TOKEN"], "timeout": 5 if name == "SessionEnd" else 60,
                                **({"onFailure": "block"} if name in ("PreToolUse", "PermissionRequest") else {})}]
     starter = handlers(settings, "SessionStart")[0]
-    assert starter["type"] == "command" and starter["args"][-3:] == ["serve", "start", "--quiet"]
+    assert starter["type"] == "command" and starter["args"][-1] == "--ensure-server" and cc.is_starter(starter)
     assert os.path.isabs(starter["command"]) and ("-I" in starter["args"] or "-P" in starter["args"])
     assert cc.is_starter(starter) and not cc.is_starter(handlers(settings, "Stop")[0])
 
@@ -93,7 +95,7 @@ def test_http_refuses_the_committed_project_file(project, cli):
 
 def test_an_unknown_transport_is_one_line(project, cli):
     r = invoke(cli, "install", "claude-code", "--local", "--transport", "pigeon")
-    assert r.exit_code == 2 and r.output.count("\n") == 1 and "--transport must be one of command, client, http" in r.output
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and "--transport must be one of auto, command, client, http" in r.output
 
 
 def test_switching_transports_replaces_everything_of_ours_and_uninstall_removes_it(project, cli):
@@ -108,9 +110,9 @@ def test_switching_transports_replaces_everything_of_ours_and_uninstall_removes_
     ours = [h for name in settings["hooks"] for h in handlers(settings, name) if cc.is_ours(h) or cc.is_starter(h)]
     assert len(ours) == len(cc.EVENTS) and cc.transport_of(ours) == "client"
     pre = handlers(settings, "PreToolUse")[0]
-    assert pre["args"][:2] == ["-S", "-I"] and "--gating" in pre["args"] and pre["onFailure"] == "block"
+    assert pre["args"][:3] == ["--gating", "-S", "-I"] and "--gating" in pre["args"][3:] and pre["onFailure"] == "block"
     assert "--gating" not in handlers(settings, "Stop")[0]["args"]
-    assert invoke(cli, "install", "claude-code", "--local").exit_code == 0
+    assert invoke(cli, "install", "claude-code", "--local", "--transport", "command").exit_code == 0
     assert cc.transport_of([h for n in settings["hooks"] for h in handlers(local(project), n)]) == "command"
     assert invoke(cli, "uninstall", "claude-code", "--local").exit_code == 0
     assert local(project) == user
@@ -167,6 +169,7 @@ def test_what_install_writes_works_against_a_real_server(project, cli, monkeypat
     ah_home = Path(os.environ["AGENT_HOOKS_HOME"])
     ah_home.mkdir(parents=True, exist_ok=True)
     (ah_home / "settings.toml").write_text(f"hooks = [{json.dumps(str(hook))}]\n")
+    trust_user_hooks()
     assert invoke(cli, "install", "claude-code", "--local", "--transport", "http").exit_code == 0
     settings = local(project)
     srv = start_server(ah_home, {"AGENT_HOOKS_SERVE_PORT": str(port)})

@@ -52,6 +52,8 @@ def test_new_plugin_to_fire_through_a_fresh_venv(fresh_venv, wheelhouse: Wheelho
 
     code, out, err = agenthooks(venv, "new-plugin", "e2e-demo", "--dir", tmp_path, env=env)
     assert code == 0, err
+    (tmp_path / "home").mkdir(exist_ok=True)
+    (tmp_path / "home" / "settings.toml").write_text('[plugins.e2e-demo]\nblock = ["rm -rf /"]\n')
     project = tmp_path / "agent-hooks-e2e-demo"
     module = project / "agent_hooks_e2e_demo" / "__init__.py"
     module.write_text(module.read_text() + MARKER)
@@ -79,8 +81,8 @@ def test_new_plugin_to_fire_through_a_fresh_venv(fresh_venv, wheelhouse: Wheelho
     assert code == 0, err
     code, out, err = agenthooks(venv, "fire", "pre_tool", input=RM_RF, env=env)
     assert code == 3, err  # blocked: exit 3 (docs/cli.md)
-    assert json.loads(out) == {"block": True, "reason": "e2e-demo: 'rm -rf /' is not allowed",
-                               "message": "e2e-demo: 'rm -rf /' is not allowed"}
+    reason = "e2e-demo: 'rm -rf /' is blocked by [plugins.e2e-demo] block"
+    assert json.loads(out) == {"block": True, "reason": reason, "message": reason}
     assert marker.exists()
 
 
@@ -164,7 +166,10 @@ def test_broken_plugins_are_skipped_and_doctor_names_them(fresh_venv, wheelhouse
 
     code, out, err = agenthooks(venv, "fire", "pre_tool", "--data",
                                 '{"tool_name": "bash", "arguments": {"command": "danger"}}', env=env)
-    assert code == 3 and json.loads(out) == {"block": True, "reason": "good says no", "message": "good says no"}
+    # any of them may have been the one to say no: the gating hook denies and names them
+    assert code == 3 and json.loads(out)["block"] is True
+    assert all(f"plugin {name!r} failed to load" in json.loads(out)["reason"]
+               for name in ("badimport", "badsig", "badconfig"))
     for name in ("badimport", "badsig", "badconfig"):
         assert f"plugin {name!r} not loaded" in err
 
@@ -174,10 +179,11 @@ def test_broken_plugins_are_skipped_and_doctor_names_them(fresh_venv, wheelhouse
     assert "plugin 'badimport' not loaded (cannot be imported)" in text and "agent_hooks_no_such_dependency" in text
     assert "plugin 'badsig' not loaded (has an invalid hookimpl)" in text and "bogus_argument" in text
     assert "plugin 'badconfig' not loaded (has invalid settings)" in text and "level" in text and "'high'" in text
-    assert "1 loaded" in text
+    assert "2 loaded" in text  # good, and the gate that denies in their place
 
     code, out, err = agenthooks(venv, "doctor", "--json", env=env)
     report = json.loads(out)
     errors = {f["plugin"]: f["message"] for f in report["findings"] if f["level"] == "error"}
-    assert set(errors) == {"badimport", "badsig", "badconfig"}
+    assert set(errors) == {"badimport", "badsig", "badconfig", None}
+    assert errors[None].startswith("gating hooks deny every call")
     assert str(home / "settings.toml") in errors["badconfig"]

@@ -159,6 +159,37 @@ SHELL: dict[str, list[Variant]] = {
         sh("find . -name node_modules -prune -exec rm -rf {} +", A, note="{} is each match, not the project"),
         sh("ls *.tmp | xargs rm -f", A, note="not recursive"),
     ],
+    "effects: one rule whatever does the delete, move-away or chmod": [
+        sh("mv ~ /tmp/x", B, "rm-broad", "moving the home directory away is deleting it"),
+        sh("mv \"$HOME\" /dev/null", B, "rm-broad"),
+        sh("rsync -a --delete /tmp/empty/ ~/", B, "rm-broad"),
+        sh("tar -cf /tmp/h.tar --remove-files ~", B, "rm-broad"),
+        sh("zip -rm /tmp/h.zip ~", B, "rm-broad"),
+        sh("rm -fr \"${HOME:-/tmp}\"", B, "rm-broad", "a default that is not used"),
+        sh("cd ~ && rm -rf -- *", B, "rm-broad", "cd is tracked"),
+        sh("bash -c 'cd && rm -rf .'", B, "rm-broad"),
+        sh("chmod -R 000 ~", B, "chmod-broad"),
+        sh("cp /bin/bash /tmp/rootsh && chmod u+s /tmp/rootsh", B, "setuid"),
+        sh("chmod 4755 /tmp/sh", B, "setuid"),
+        sh("systemd-run --on-calendar=hourly rm -rf /srv", B, "schedule"),
+        sh("chown -R nobody /", B, "chmod-broad"),
+        sh("rm -rf ./dist ./build *.egg-info", A, note="a glob with a name in it is not `*`"),
+        sh("rsync -a --delete build/ /tmp/site-preview/", A),
+        sh("mv build/app.bin dist/", A),
+        sh("chmod -R u+w build", A),
+        sh("find /tmp -maxdepth 1 -name 'pytest-*' -mtime +1 -exec rm -rf {} +", A, note="below /tmp is scratch"),
+    ],
+    "control plane: agent-hooks' own settings, hooks and CLI": [
+        sh("mkdir -p $AGENT_HOOKS_HOME/hooks && echo x > $AGENT_HOOKS_HOME/hooks/zz.py", B, "control-plane",
+           "a user hook file"),
+        sh("python3 -m agent_hooks_core plugins disable guard", B, "control-plane"),
+        sh("perl -pi -e 's/enforce/observe/' \"$AGENT_HOOKS_HOME/settings.toml\"", B, "control-plane"),
+        sh("cat /dev/null > ${AGENT_HOOKS_HOME}/settings.toml", B, "control-plane"),
+        sh("cd $AGENT_HOOKS_HOME && sed -i s/enforce/observe/ settings.toml", B, "control-plane"),
+        sh("cp /tmp/s.toml $AGENT_HOOKS_HOME/", B, "control-plane"),
+        sh("cat $AGENT_HOOKS_HOME/settings.toml", A),
+        sh("python3 -m agent_hooks_core plugins list", A),
+    ],
     "find -delete": [
         sh("find / -delete", B, "find-delete"),
         sh("find ~ -type f -delete", B, "find-delete"),
@@ -273,7 +304,8 @@ SHELL: dict[str, list[Variant]] = {
         sh("rm -rf .git", B, "protected-write"),
         sh("sed -i s/a/b/ .env", B, "protected-write"),
         sh("echo k | tee ~/.aws/credentials", B, "protected-write"),
-        sh("cp .env.example .env", B, "protected-write"),
+        sh("cp /tmp/x .env", B, "protected-write"),
+        sh("cp .env.example .env", A, note="creating a secret file from its template (it does not exist yet)"),
         sh("cat .env", B, "protected-read"),
         sh("cat ./config/../.env", B, "protected-read"),
         sh("cat ~/.ssh/id_rsa", B, "protected-read"),
@@ -402,8 +434,8 @@ HOSTILE: dict[str, list[Variant]] = {
         sh("cp x.ts ~/.pi/agent/extensions/x.ts", B, "agent-config"),
         sh("cp x.ts .opencode/plugin/x.ts", B, "agent-config"),
         sh("rm -r .omp", B, "agent-config"),
-        sh("agenthooks plugins disable guard", B, "agent-config"),
-        sh("agenthooks trust", B, "agent-config"),
+        sh("agenthooks plugins disable guard", B, "control-plane"),
+        sh("agenthooks trust", B, "control-plane"),
         sh("pip uninstall -y agent-hooks-guard", B, "agent-config"),
         sh("python3 -c \"open('.agent-hooks/settings.toml','a').write('disabled=[1]')\"", B, "agent-config"),
         sh("cat ~/.claude/settings.json", A, note="reading is fine"),
@@ -483,10 +515,13 @@ PATHS: dict[str, list[Variant]] = {
 
 def _pack_variants() -> dict[str, list[Variant]]:
     """Every built-in pack's own examples (``packs.BUILTIN``): what it blocks and what it lets through."""
+    from agent_hooks_guard.defaults import OFF_BY_DEFAULT
     from agent_hooks_guard.packs import builtin_packs
 
     out: dict[str, list[Variant]] = {}
     for name, pack in builtin_packs().items():
+        if name in OFF_BY_DEFAULT:
+            continue  # off by default: test_guard_effects.py turns it on
         out[f"pack {name}: {pack.description}"] = (
             [sh(c, B, note=f"pack {name}") for c in pack.block] + [sh(c, A, note=f"pack {name}") for c in pack.allow])
     return out
@@ -570,5 +605,10 @@ def render() -> str:
 
 
 if __name__ == "__main__":
+    import os
+    import tempfile
+
+    # the user directory the control-plane variants name, as the tests' conftest gives every test
+    os.environ.setdefault("AGENT_HOOKS_HOME", tempfile.mkdtemp(prefix="agent-hooks-variants-"))
     VARIANTS_MD.write_text(render(), encoding="utf-8")
     print(f"wrote {VARIANTS_MD.relative_to(ROOT)}", file=sys.stderr)

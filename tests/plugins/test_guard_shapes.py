@@ -236,14 +236,14 @@ def test_a_pack_from_an_entry_point_and_a_broken_one_fails_closed(tmp_path: Path
 # -- agent-hooks' own files ------------------------------------------------------------------------
 
 
-def test_the_user_settings_and_trust_store_are_protected(tmp_path: Path, _isolated_home: Path) -> None:
+def test_the_user_settings_trust_store_and_hooks_are_protected(tmp_path: Path, _isolated_home: Path) -> None:
     rt = guard_rt(tmp_path)
-    for name in ("settings.toml", "trust.json"):
+    for name in ("settings.toml", "trust.json", "hooks/zz.py"):
         out = rt.fire("pre_file_write", {"path": str(_isolated_home / name)})
-        assert out.decision == "denied" and "[guard:agent-config]" in out.reason
+        assert out.decision == "denied" and "[guard:control-plane]" in out.reason
         shell = rt.fire("pre_tool", {"tool_name": "bash", "arguments": {
             "command": f"echo 'disabled = [\"guard\"]' >> {_isolated_home / name}"}})
-        assert shell.decision == "blocked" and "[guard:agent-config]" in shell.reason
+        assert shell.decision == "blocked" and "[guard:control-plane]" in shell.reason
     assert rt.fire("pre_file_read", {"path": str(_isolated_home / "settings.toml")}).decision == "allowed"
 
 
@@ -253,14 +253,18 @@ def test_the_user_settings_and_trust_store_are_protected(tmp_path: Path, _isolat
 def test_explain_says_rule_pack_why_and_how_to_allow(tmp_path: Path) -> None:
     r = _agenthooks(tmp_path, "guard", "explain", "python3 -c \"import shutil; shutil.rmtree('/')\"")
     assert r.returncode == 0, r.stderr
-    assert "rule rm-broad (pack filesystem): recursive delete of a broad path (/) (run by python3 -c)" in r.stdout
-    assert "allow_commands = ['^rm \\-rf /$']" in r.stdout and 'disable_packs = ["filesystem"]' in r.stdout
+    flat = " ".join(r.stdout.split())  # wrapped at 80 columns
+    assert "rule rm-broad (pack filesystem): recursive delete of a broad path (/) (run by python3 -c)" in flat
+    assert "allow_commands = ['^rm \\-rf /$']" in flat and 'disable_packs = ["filesystem"]' in flat
+    assert "does: rm -rf / (run by python3 -c)" in r.stdout and "- delete (recursive) / by rm" in r.stdout
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
     r = _agenthooks(tmp_path, "guard", "explain", "--json", 'eval "$(python3 gen.py)"')
     finding = json.loads(r.stdout)["findings"][0]
     assert finding["rule"] == "dynamic-exec" and finding["pack"] == "indirection"
     assert "blocked in enforce mode, asked with a UI" in finding["policy"]
     r = _agenthooks(tmp_path, "guard", "explain", "--json", "ls -la")
-    assert json.loads(r.stdout) == {"command": "ls -la", "decision": "allow", "mode": "enforce", "findings": []}
+    assert json.loads(r.stdout) == {"command": "ls -la", "decision": "allow", "mode": "enforce", "effects": [],
+                                    "findings": []}
 
 
 def test_test_pins_a_policy_and_exits_1_on_a_mismatch(tmp_path: Path) -> None:

@@ -14,19 +14,23 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from ...settings import home_dir
 from ..hostkit.jsonconfig import (
     ConfigEdit,
     FileChange,
     InstallError,
+    broken_wiring,
     dump_json,
     event_argv,
     read_json,
     run_plan,
     runs_us,
     shell_command,
+    transport_note,
 )
 from .adapter import EVENTS
 
@@ -42,9 +46,15 @@ TIMEOUTS = {"SessionEnd": 3, "Interrupt": 3}
 NO_MATCHER = frozenset({"UserPromptSubmit", "Stop", "SessionEnd", "Interrupt"})
 
 
-def codex_home() -> Path:
-    env = os.environ.get("CODEX_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".codex"
+def codex_home(environ: Mapping[str, str] | None = None) -> Path:
+    env = (os.environ if environ is None else environ).get("CODEX_HOME")
+    return Path(env).expanduser() if env else home_dir(environ) / ".codex"
+
+
+def config_targets(project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
+    """Every file ``install`` may write (user scope, and the project scope of ``project_dir``)."""
+    home = Path(os.path.abspath(codex_home(environ)))
+    return [home / "hooks.json", home / "config.toml", Path(project_dir) / ".codex" / "hooks.json"]
 
 
 def hooks_path(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -207,6 +217,8 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
     data, old = read_json(path)
     new = with_us(data, path, argv)
     plan = ConfigEdit([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
+    if argv is None:
+        plan.notes.append(transport_note("Codex"))
     if trust:
         plan.changes.append(_trust_change(path, data, new))
     else:
@@ -225,8 +237,8 @@ def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None
     data, old = read_json(path)
     new = without_us(data, path)
     if old is None or new == data:
-        return ConfigEdit([FileChange(path, old, None), _trust_change(path, data, data)])
-    return ConfigEdit([FileChange(path, old, dump_json(new, old)), _trust_change(path, data, new)])
+        return ConfigEdit([FileChange(path, old, None), _trust_change(path, data, data)], removal=True)
+    return ConfigEdit([FileChange(path, old, dump_json(new, old)), _trust_change(path, data, new)], removal=True)
 
 
 #: host options of ``agenthooks install codex`` (cli/hosts.py builds the command from them)
@@ -315,14 +327,13 @@ def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
         missing = [e for e in EVENTS if e not in {o[0] for o in ours}]
         bad = untrusted(path, data)
         cmds = {o[4].get("command", "") for o in ours}
-        exe = [c.split()[0].strip("'\"") for c in cmds if c]
-        gone = [e for e in exe if os.path.isabs(e) and not os.path.exists(e)]
+        gone = broken_wiring(sorted(cmds))
         if bad:
             lines.append(f"problem: {where}: installed but untrusted ({', '.join(bad)}): Codex skips these hooks "
                          f"silently; run `agenthooks install codex --{scope}` to record trust, or trust them in "
                          "Codex's /hooks")
         if gone:
-            lines.append(f"problem: {where}: runs {gone[0]}, which does not exist; run `agenthooks install codex --{scope}`")
+            lines.append(f"problem: {where}: {gone}; run `agenthooks install codex --{scope}`")
         if missing:
             lines.append(f"warning: {where}: not wired for {', '.join(missing)}; run `agenthooks install codex --{scope}`")
         if scope == "project" and not project_trusted(str(path.parent.parent)):

@@ -9,10 +9,12 @@ import json
 import os
 import re
 import sys
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
+from ...settings import home_dir
 from ..hostkit.jsonconfig import ConfigEdit, FileChange, InstallError, run_plan
 
 HOST = "opencode"
@@ -21,9 +23,14 @@ FILENAME = "agent-hooks.ts"
 _BAKED = re.compile(r"^const BAKED: .*// @agent-hooks-config$", re.M)
 
 
-def config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+def config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    base = (os.environ if environ is None else environ).get("XDG_CONFIG_HOME") or home_dir(environ) / ".config"
     return Path(base) / "opencode"
+
+
+def config_targets(project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
+    """Every file ``install`` may write (user scope, and the project scope of ``project_dir``)."""
+    return [config_dir(environ) / "plugin" / FILENAME, plugin_path("project", project_dir)]
 
 
 def plugin_path(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -74,7 +81,8 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None, 
 def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> ConfigEdit:
     path = plugin_path(scope, project_dir)
     old = _read(path)
-    return ConfigEdit([_Removal(path, old, None if old is None or "@agent-hooks-config" not in old else "")])
+    return ConfigEdit([_Removal(path, old, None if old is None or "@agent-hooks-config" not in old else "")],
+                      removal=True)
 
 
 class _Removal(FileChange):
@@ -86,11 +94,6 @@ class _Removal(FileChange):
 
     def diff(self) -> str:
         return f"--- {self.path}\n+++ /dev/null\n(delete agent-hooks' OpenCode plugin)\n" if self.changed else ""
-
-    def apply(self) -> Path | None:
-        if self.changed:
-            self.path.unlink()
-        return None
 
 
 def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,

@@ -22,8 +22,11 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
+
+from ...settings import home_dir
 
 FILENAME = "agent-hooks.ts"
 MARKER = "// @agent-hooks-config"
@@ -93,9 +96,13 @@ class HostInstaller:
                              f"extensions directory (docs/hosts/{host}.md).")
         self.UNINSTALL_HELP = f"Remove the agent-hooks extension from {label} (other extensions stay)."
 
-    def agent_dir(self) -> Path:
-        env = os.environ.get("PI_CODING_AGENT_DIR")
-        return Path(env).expanduser() if env else Path.home() / self._home_dir
+    def agent_dir(self, environ: Mapping[str, str] | None = None) -> Path:
+        env = (os.environ if environ is None else environ).get("PI_CODING_AGENT_DIR")
+        return Path(env).expanduser() if env else home_dir(environ) / self._home_dir
+
+    def config_targets(self, project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
+        """Every file ``install`` may write (user scope, and the project scope of ``project_dir``)."""
+        return [self.agent_dir(environ) / "extensions" / FILENAME, self.extension_path("project", project_dir)]
 
     def extension_path(self, scope: str, project_dir: str | os.PathLike[str] | None = None) -> Path:
         if scope == "user":
@@ -154,6 +161,18 @@ class HostInstaller:
             raise InstallError(f"cannot remove {path}: {exc.strerror or exc}") from None
         out.write(f"Removed agent-hooks from {self.label} ({scope}): {path}\n")
         return 0
+
+    def wired(self, cwd: str | os.PathLike[str] | None = None) -> list[str]:
+        """Scopes holding our extension (``agenthooks hosts``)."""
+        found = []
+        for scope in SCOPES:
+            try:
+                text = self._read(self.extension_path(scope, cwd))
+            except InstallError:
+                continue
+            if text is not None and baked_config(text) is not None:
+                found.append(scope)
+        return found
 
     def status(self, cwd: str | os.PathLike[str] | None = None) -> list[str]:
         """Doctor lines: is the extension there, ours, current, and is its interpreter reachable?"""

@@ -97,19 +97,50 @@ def explain_check(pol: Policy, command: str, check: Check) -> dict[str, Any]:
     decision = "block" if findings else "allow"
     if findings and pol.mode == "observe":
         decision = "block (observe mode: recorded, not blocked)"
-    return {"command": command, "decision": decision, "mode": pol.mode, "findings": findings}
+    return {"command": command, "decision": decision, "mode": pol.mode, "effects": effects_of(check),
+            "findings": findings}
+
+
+def effects_of(check: Check) -> list[dict[str, Any]]:
+    """Per simple command: what it does (file effects, network) and how it was found."""
+    from .effects import describe
+
+    out = []
+    for cmd in check.commands[:64]:
+        what = describe(cmd)
+        if what or cmd.via:
+            out.append({"command": " ".join(cmd.argv)[:200], "via": cmd.via or None, "effects": what})
+    return out
+
+
+#: the width explain and packs fit in
+WIDTH = 80
+
+
+def _wrap(text: str, indent: str, first: str | None = None) -> str:
+    import textwrap
+
+    return textwrap.fill(text, WIDTH, initial_indent=indent if first is None else first,
+                         subsequent_indent=indent + "  ", break_on_hyphens=False)
 
 
 def _print_explained(out: dict[str, Any]) -> None:
-    print(f"{out['decision']}: {out['command'] if len(out['command']) <= 200 else out['command'][:200] + '...'}")
+    command = out["command"] if len(out["command"]) <= 200 else out["command"][:200] + "..."
+    print(_wrap(f"{out['decision']}: {command}", "", ""))
+    for e in out.get("effects", []):
+        via = f" (run by {e['via']})" if e["via"] else ""
+        print(_wrap(f"{e['command']}{via}", "  ", "  does: "))
+        for what in e["effects"]:
+            print(_wrap(what, "      ", "    - "))
     if not out["findings"]:
         print("  no rule objects (packs and rules in force: agenthooks guard packs)")
     for f in out["findings"]:
         pack = f" (pack {f['pack']})" if f["pack"] else ""
-        print(f"  rule {f['rule']}{pack}: {f['reason']}")
+        print(_wrap(f"rule {f['rule']}{pack}: {f['reason']}", "  ", "  "))
         if "policy" in f:
-            print(f"    policy: {f['policy']}")
-        print(f"    to allow it, in [plugins.guard]: {' or '.join(f['allow'])}; with a UI the guard asks instead")
+            print(_wrap(f"policy: {f['policy']}", "    ", "    "))
+        print(_wrap(f"to allow it, in [plugins.guard]: {' or '.join(f['allow'])}; with a UI the guard asks "
+                    f"instead", "    ", "    "))
 
 
 def read_corpus(text: str, source: str) -> list[tuple[int, str, str]]:
@@ -121,7 +152,7 @@ def read_corpus(text: str, source: str) -> list[tuple[int, str, str]]:
         if m is None:
             _fail(f"{source}:{n}: expected 'block<TAB>command' or 'allow<TAB>command', got {line[:60]!r}")
         else:
-            cases.append((n, m.group(1), m.group(2)))
+            cases.append((n, m.group(1), m.group(2).replace("\u23ce", "\n")))  # ⏎ stands for a newline
     if not cases:
         _fail(f"{source}: no 'block<TAB>command' or 'allow<TAB>command' lines")
     return cases
@@ -192,7 +223,7 @@ def make_app() -> typer.Typer:
         pol = current_policy(ctx)
         rows: list[dict[str, Any]] = []
         for pack in pol.packs.values():
-            off = pack.name in pol._config["disable_packs"]
+            off = pack.name in pol.off_packs
             rows.append({"name": pack.name, "enabled": not off, "source": pack.source,
                          "description": pack.description, "rules": pack.rule_ids,
                          "block": pack.block, "allow": pack.allow})
@@ -201,9 +232,9 @@ def make_app() -> typer.Typer:
             return
         for r in rows:
             state = "on " if r["enabled"] else "off"
-            print(f"{state} {r['name']} ({r['source']}): {r['description']}")
-            print(f"    rules: {', '.join(dict.fromkeys(r['rules']))}")
+            print(_wrap(f"{state} {r['name']} ({r['source']}): {r['description']}", "   ", ""))
+            print(_wrap(f"rules: {', '.join(dict.fromkeys(r['rules']))}", "    ", "    "))
         for p in pol.pack_problems:
-            print(f"problem: {p}")
+            print(_wrap(f"problem: {p}", "  ", ""))
 
     return app

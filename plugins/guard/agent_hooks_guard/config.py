@@ -34,8 +34,9 @@ class PackRule(BaseModel):
     flags: list[str] = Field(default_factory=list, description="any of these options (-f matches inside -rf)")
     unless: list[str] = Field(default_factory=list, description="options that make it harmless")
     match: str | None = Field(None, description="a regex searched (case-insensitively) in the arguments")
+    unless_match: str | None = Field(None, description="a regex that, found in the arguments, makes it harmless")
 
-    @field_validator("match")
+    @field_validator("match", "unless_match")
     @classmethod
     def _match(cls, value: str | None) -> str | None:
         return None if value is None else _regex(value)
@@ -62,6 +63,8 @@ class GuardConfig(BaseModel):
     ask: bool = Field(True, description="with a UI, ask the user (ctx.ui.confirm) instead of blocking")
     disable_rules: list[str] = Field(default_factory=list, description="rule ids to turn off (built-in, of a pack)")
     disable_packs: list[str] = Field(default_factory=list, description="rule packs to turn off as a whole")
+    enable_packs: list[str] = Field(default_factory=list, description=(
+        "packs that are off by default to turn on (strict: judgement calls decided the strict way)"))
     packs: dict[str, PackConfig] = Field(default_factory=dict, description="your own rule packs")
     max_command_bytes: int = Field(d.MAX_COMMAND_BYTES, ge=1024, le=1 << 30, description=(
         "commands larger than this are analysed on this much of them and blocked as too-large"))
@@ -101,9 +104,10 @@ class GuardConfig(BaseModel):
         unknown = [r for r in self.disable_rules if r not in rules]
         if unknown:
             raise ValueError(f"disable_rules: unknown rule {unknown[0]!r}; rules: {', '.join(sorted(rules))}")
-        unknown = [p for p in self.disable_packs if p not in packs]
-        if unknown:
-            raise ValueError(f"disable_packs: unknown pack {unknown[0]!r}; packs: {', '.join(packs)}")
+        for key in ("disable_packs", "enable_packs"):
+            unknown = [p for p in getattr(self, key) if p not in packs]
+            if unknown:
+                raise ValueError(f"{key}: unknown pack {unknown[0]!r}; packs: {', '.join(packs)}")
         return self
 
     @field_validator("deny_commands", "allow_commands", "redact_patterns")

@@ -8,10 +8,17 @@ from __future__ import annotations
 
 #: rule id -> what it blocks (ids are what `disable_rules` takes and what reasons end with)
 RULES: dict[str, str] = {
-    "rm-broad": "recursive rm of /, ~, $HOME, the project directory, a top-level directory or a glob of one",
+    "rm-broad": "a recursive delete or a move-away of /, ~, the project directory, a top-level directory or a glob "
+                "of one, by any command (rm -rf, mv, rsync --delete, tar --remove-files, zip -m, shutil.rmtree ...)",
+    "chmod-broad": "a recursive chmod/chown of /, ~ or a top-level directory",
+    "control-plane": "changing what decides agent-hooks' policy (settings, trust store, hook files, its Python "
+                     "environment, host configurations it installed) by any command, or running agent-hooks' own "
+                     "CLI in any spelling to weaken it (plugins disable, trust, uninstall ...)",
     "find-delete": "find -delete / -exec rm over /, ~ or a top-level directory (or the project without a filter)",
     "sudo": "privilege escalation: sudo, doas, su, pkexec, run0",
     "chmod-777": "chmod that makes files world-writable (777, 666, o+w, a+rwx)",
+    "setuid": "chmod that makes a program set-uid or set-gid (u+s, 4755)",
+    "schedule": "a command handed to a systemd timer (crontab and at: the system pack's rules of the same id)",
     "pipe-to-shell": "downloaded or decoded text run by a shell (curl ... | sh, sh -c \"$(curl ...)\", bash <(wget ...))",
     "mkfs": "formatting a filesystem (mkfs*, mke2fs, mkswap, wipefs)",
     "device-write": "writing to a device: dd of=/dev/sda, > /dev/nvme0n1, shred /dev/...",
@@ -34,6 +41,8 @@ RULES: dict[str, str] = {
 }
 
 PROTECTED_BRANCHES = ["main", "master"]
+#: packs that are off unless `enable_packs` names them (judgement calls decided the strict way)
+OFF_BY_DEFAULT = ("strict",)
 
 _KEYS = ["id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks",
          "*.keystore"]
@@ -43,11 +52,20 @@ _CREDENTIALS = [".netrc", ".npmrc", ".pypirc", ".git-credentials", ".aws/credent
 
 #: system files and directories: accounts, sudoers, boot, binaries, cron
 _SYSTEM = ["/etc/", "/boot/", "/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/lib/", "/lib/", "/lib64/",
-           "/var/spool/cron/", "/System/", "/Library/LaunchDaemons/"]
-PROTECT_WRITE = [".env", ".env.*", ".git/", "~/.ssh/", *_KEYS, *_CREDENTIALS,
-                 "~/.bashrc", "~/.bash_profile", "~/.zshrc", "~/.profile", *_SYSTEM]
+           "/var/spool/cron/", "/System/", "/Library/LaunchDaemons/", "/var/log/", "/proc/sysrq-trigger",
+           "/proc/sys/", "/sys/"]
+#: files a shell or the desktop runs at login: writing one is persistence
+_STARTUP = ["~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_logout", "~/.zshrc", "~/.zshenv", "~/.zprofile",
+            "~/.zlogin", "~/.profile", "~/.config/fish/config.fish", "~/.config/autostart/", "~/.config/systemd/user/",
+            "~/Library/LaunchAgents/"]
+#: where secrets are that no file name says: process environments, password hashes, browser stores
+_SECRET_PLACES = ["/proc/*/environ", "/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "~/.aws/",
+                  "logins.json", "key4.db", "cookies.sqlite", "Login Data", "Cookies", "~/.mozilla/",
+                  "~/.config/google-chrome/", "~/.config/chromium/", "~/.config/BraveSoftware/",
+                  "~/Library/Application Support/Google/Chrome/", "~/Library/Keychains/"]
+PROTECT_WRITE = [".env", ".env.*", ".git/", "~/.ssh/", *_KEYS, *_CREDENTIALS, *_STARTUP, *_SYSTEM]
 PROTECT_READ = [".env", ".env.*", "~/.ssh/", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "*.key", "*.p12",
-                "*.pfx", *_CREDENTIALS]
+                "*.pfx", *_CREDENTIALS, *_SECRET_PLACES]
 #: templates (and copies of them: `.env.sample.bak`) hold no secrets
 _ENV_TEMPLATES = [".env.example", ".env.sample", ".env.template", ".env.dist", ".env.example.*", ".env.sample.*",
                   ".env.template.*", ".env.dist.*"]
@@ -93,6 +111,7 @@ DEFAULTS: dict[str, object] = {
     "ask": True,
     "disable_rules": [],
     "disable_packs": [],
+    "enable_packs": [],
     "packs": {},
     "max_command_bytes": MAX_COMMAND_BYTES,
     "deny_commands": [],

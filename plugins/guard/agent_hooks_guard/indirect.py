@@ -48,7 +48,7 @@ _LITERAL = re.compile(r"\s*\(?\s*(" + _STR + r")")
 _LIST = re.compile(r"\s*\(?\s*\[([^\]]{0,4096})\]")
 _STRINGS = re.compile(_STR)
 _HOME_EXPR = re.compile(
-    r"""\s*\(?\s*(?:os\.path\.expanduser\(\s*(['"])(~[^'"]*)\1\s*\)|(?:pathlib\.)?Path\.home\(\)|os\.homedir\(\)"""
+    r"""\s*\(?\s*(?:os\.path\.expanduser\(\s*(['"])(~[^'"]*)\1\s*\)|(?:pathlib\.)?Path\.home\(\)|(?:require\(\s*['"](?:node:)?os['"]\s*\)|os)\.homedir\(\)"""
     r"""|os\.environ\[\s*['"]HOME['"]\s*\]|os\.getenv\(\s*['"]HOME['"]\s*\)|process\.env\.HOME|ENV\[\s*['"]HOME['"]\s*\]"""
     r"""|\$ENV\{\s*['"]?HOME['"]?\s*\}|Dir\.home|getenv\(\s*['"]HOME['"]\s*\)|\$_SERVER\[\s*['"]HOME['"]\s*\])"""
     r"""(?:\s*(?:/|\+)\s*(['"])([^'"]*)\3)?""")
@@ -148,7 +148,7 @@ _LANGS: dict[str, _Lang] = {
         shell=_rx(r"\b(?:execSync|exec|spawnSync|spawn|execFileSync|execFile|\$)(?=\s*\()|\bBun\.spawn(?:Sync)?\b"
                   r"|\bDeno\.Command\b"),
         code_eval=_rx(r"(?<![\w.])(?:eval|Function)(?=\s*\()"),
-        delete_tree=_rx(r"\b(?:rmSync|rmdirSync|rm|rmdir)(?=\s*\([^)]{0,4096}recursive\s*:\s*true)"),
+        delete_tree=_rx(r"\b(?:rmSync|rmdirSync|rm|rmdir)(?=\s*\((?:[^()]|\([^()]{0,256}\)){0,4096}recursive\s*:\s*true)"),
         delete=_rx(r"\b(?:unlinkSync|unlink|rmSync)(?=\s*\()"),
         write=_rx(r"\b(?:writeFileSync|appendFileSync|writeFile|appendFile|createWriteStream)(?=\s*\()"),
         read=_rx(r"\b(?:readFileSync|readFile|createReadStream)(?=\s*\()"),
@@ -163,9 +163,18 @@ _LANGS: dict[str, _Lang] = {
         read=_rx(r"(?<![\w$>:])(?:file_get_contents|readfile|file|highlight_file|show_source)(?=\s*\()"),
         fetch=_rx(r"(?<![\w$>:])curl_init(?=\s*\()"),
     ),
+    "lua": _Lang(
+        shell=_rx(r"\b(?:os\.execute|io\.popen)(?=\s*\(?\s*['\"\[])"),
+        code_eval=_rx(r"(?<![\w.])(?:loadstring|load|dofile)(?=\s*\()"),
+        delete_tree=None,
+        delete=_rx(r"\bos\.remove(?=\s*\()"),
+        write=None, read=None, fetch=None,
+    ),
     "awk": _Lang(shell=_rx(r"\bsystem(?=\s*\()"), code_eval=None, delete_tree=None, delete=None, write=None,
                  read=None, fetch=None),
 }
+#: reading the process environment in Node, Ruby, Perl, PHP, Lua
+_ENV_ACCESS = re.compile(r"\bprocess\.env\b|\bENV\b|%ENV\b|\$ENV\{|\bgetenv\s*\(|\$_ENV\b|\$_SERVER\b|\bos\.getenv\b")
 _AWK_PIPE_OUT = re.compile(r"\|\s*(\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\")")
 _AWK_PIPE_IN = re.compile(r"(\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\")\s*\|\s*getline")
 _PERL_OPEN = re.compile(r"\bopen\s*\(?\s*(?:my\s+)?[\w$]+\s*,\s*(?:(['\"])([<>+]{0,2})\1\s*,\s*)?(" + _STR + r")")
@@ -180,6 +189,10 @@ def language(name: str) -> str | None:
         return name
     if name in _AWK:
         return "awk"
+    if name in ("lua", "luajit", "lua5.1", "lua5.3", "lua5.4"):
+        return "lua"
+    if name in ("tclsh", "wish", "expect") or name.startswith("tclsh"):
+        return "tcl"
     return None
 
 
@@ -206,7 +219,8 @@ def code_of(cmd: Command) -> tuple[str, list[str]]:
             codes.append(a)
             break
         return lang, codes
-    flags = {"python": ("-c",), "node": ("-e", "--eval", "-p", "--print"), "perl": ("-e", "-E"),
+    flags = {"python": ("-c",), "node": ("-e", "--eval", "-p", "--print"), "perl": ("-e", "-E"), "lua": ("-e",),
+             "tcl": ("-c",),
              "ruby": ("-e",), "php": ("-r",)}[lang]
     j = 0
     stdin_script = True
@@ -240,9 +254,29 @@ def code_of(cmd: Command) -> tuple[str, list[str]]:
     return lang, codes
 
 
+_TCL_EXEC = re.compile(r"(?:^|[\[;{\n])\s*(?:exec|open\s+\"?\|)\s+([^\]\n;}\"]{1,4096})")
+_TCL_DELETE = re.compile(r"(?:^|[\[;{\n])\s*file\s+delete\s+((?:-force\s+)?(?:--\s+)?[^\]\n;}]{1,4096})")
+
+
+def _tcl(code: str, via: str) -> Iterator[Derived]:
+    """Tcl's ``exec cmd args`` (argv words, a shell line for us) and ``file delete -force path``."""
+    for m in _TCL_EXEC.finditer(code):
+        yield Derived("shell", text=m.group(1).strip(), via=via)
+    for m in _TCL_DELETE.finditer(code):
+        words = m.group(1).split()
+        force = "-force" in words
+        yield Derived("argv", argv=("rm", "-rf" if force else "-f", *[w for w in words if w not in ("-force", "--")]),
+                      via=via)
+    if re.search(r"(?:^|[\[;{\n])\s*(?:eval|uplevel|subst)\s", code):
+        yield Derived("dynamic", text=f"{via} evaluates code built at run time", via=via)
+
+
 def _calls(lang: str, code: str, via: str, depth: int) -> Iterator[Derived]:
-    spec = _LANGS[lang]
     code = code[:CODE_LIMIT]
+    if lang == "tcl":
+        yield from _tcl(code, via)
+        return
+    spec = _LANGS[lang]
     for m in spec.shell.finditer(code):
         kind, value = _first_arg(code, m.end())
         if kind == "str" and isinstance(value, str):
@@ -288,6 +322,12 @@ def _calls(lang: str, code: str, via: str, depth: int) -> Iterator[Derived]:
                 yield Derived("argv", argv=(*argv, value), via=via)
             elif argv == ("rm", "-rf"):
                 yield Derived("dynamic", text=f"{via} deletes recursively a path computed at run time", via=via)
+    if spec.fetch is not None and _ENV_ACCESS.search(code):
+        sent = spec.fetch.search(code)
+        if sent:  # the environment (or a variable of it) and a network call in the same code: a send
+            kind, value = _first_arg(code, sent.end())
+            url = value if kind == "str" and isinstance(value, str) and "://" in value else "https://unknown.invalid"
+            yield Derived("shell", text=f"env | curl -d @- {url}", via=via)
     if lang == "perl":
         for m in _PERL_OPEN.finditer(code):
             mode, target = m.group(2), _unstring(m.group(3))
@@ -310,6 +350,13 @@ def interpreter(cmd: Command) -> Iterator[Derived]:
     flag = next((a for a in cmd.args if a.startswith("-")), "")
     via = f"{cmd.name} {flag}".strip() if codes and lang != "awk" else cmd.name
     for code in codes:
+        if lang == "python":
+            from .pyast import python_calls
+
+            got = python_calls(code[:CODE_LIMIT], via)
+            if got is not None:  # Python 3 that parses: read as Python, not by pattern
+                yield from got
+                continue
         yield from _calls(lang, code, via, 0)
 
 
@@ -510,11 +557,67 @@ def powershell(cmd: Command) -> Iterator[Derived]:
             return
 
 
+_SED_EXEC = re.compile(r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]{0,256}/)?\s*(?:,\s*(?:\d+|\$|/[^/\n]{0,256}/))?\s*e"
+                       r"(?:\s+([^;\n}]{1,4096}))?")
+_SED_S_EXEC = re.compile(r"(?:^|[;\n{}])\s*\S{0,64}?s(.)(?:(?!\1).){0,4096}\1(?:(?!\1).){0,4096}\1[gpiImM0-9w]*e")
+
+
+def program_options(cmd: Command) -> Iterator[Derived]:
+    """Options whose value is a command: ``sed 'e cmd'`` (and ``s///e``), ``tar
+    --checkpoint-action=exec=cmd``/``--to-command``/``-I``, ``rsync -e``, ``vim -c '!cmd'``,
+    ``parallel cmd ::: args``."""
+    name, args = cmd.name, cmd.args
+    if name in ("sed", "gsed"):
+        scripts = [args[j + 1] for j, a in enumerate(args[:-1]) if a in ("-e", "--expression")]
+        if not scripts:
+            scripts = [a for a in args if not a.startswith("-")][:1]
+        for script in scripts:
+            for m in _SED_EXEC.finditer(script[:CODE_LIMIT]):
+                if m.group(1):
+                    yield Derived("shell", text=m.group(1), via="sed e")
+                else:
+                    yield Derived("dynamic", text="sed e runs the pattern space as a command", via="sed e")
+            if _SED_S_EXEC.search(script[:4096]):
+                yield Derived("dynamic", text="sed s///e runs the replaced text as a command", via="sed s///e")
+    elif name in ("tar", "gtar", "bsdtar"):
+        for j, a in enumerate(args):
+            value = None
+            if a.startswith("--checkpoint-action="):
+                value = a.split("=", 1)[1]
+                value = value[5:] if value.startswith("exec=") else None
+            elif a.startswith(("--to-command=", "--use-compress-program=", "--info-script=", "--new-volume-script=")):
+                value = a.split("=", 1)[1]
+            elif a in ("--to-command", "-I", "--use-compress-program", "-F", "--info-script") and j + 1 < len(args):
+                value = args[j + 1]
+            if value:
+                yield Derived("shell", text=value, via=f"tar {a.split('=', 1)[0]}")
+    elif name == "rsync":
+        for j, a in enumerate(args):
+            if a in ("-e", "--rsh") and j + 1 < len(args):
+                yield Derived("shell", text=args[j + 1], via="rsync -e")
+            elif a.startswith(("--rsh=", "--rsync-path=")):
+                yield Derived("shell", text=a.split("=", 1)[1], via="rsync --rsh")
+    elif name in ("vim", "vi", "nvim", "ex", "view"):
+        for j, a in enumerate(args[:-1]):
+            if a == "-c" or a.startswith("+"):
+                text = args[j + 1] if a == "-c" else a[1:]
+                if text.lstrip(":").startswith("!"):
+                    yield Derived("shell", text=text.lstrip(":")[1:], via=f"{name} -c !")
+    elif name == "parallel" and ":::" in args:
+        k = args.index(":::")
+        j = 0
+        while j < k and args[j].startswith("-"):
+            j += 1
+        command = args[j:k]
+        if command:
+            yield Derived("argv", argv=(*command, *args[k + 1:]), via="parallel")
+
+
 def derive(cmd: Command) -> list[Derived]:
     """Everything ``cmd`` runs besides itself (see the module docstring)."""
     if not cmd.argv:
         return []
     out: list[Derived] = []
-    for finder in (interpreter, module_run, find_exec, xargs_targets, git_settings, powershell):
+    for finder in (interpreter, module_run, find_exec, xargs_targets, git_settings, powershell, program_options):
         out.extend(finder(cmd))
     return out

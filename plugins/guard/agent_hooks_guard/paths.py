@@ -16,7 +16,11 @@ import functools
 import os
 import re
 
-_VAR = re.compile(r"\$(?:\{(HOME|PWD)\}|(HOME|PWD)\b)")
+_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+?])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
+#: top-level directories of the system: a relative word naming one from / is still broad
+_SYSTEM_TOP = frozenset({"bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "opt", "proc", "root", "run",
+                         "sbin", "srv", "sys", "usr", "var", "Users", "System", "Library", "Applications"})
+_GLOB_ONLY = re.compile(r"^[*?.\[\]!]*$")
 
 
 def user_home(user: str) -> str:
@@ -39,10 +43,69 @@ def expand(word: str, cwd: str, home: str) -> str | None:
         user, _, rest = w[1:].partition("/")
         w = os.path.join(user_home(user), rest)
     if "$" in w:
-        w = _VAR.sub(lambda m: home if (m.group(1) or m.group(2)) == "HOME" else cwd, w)
-        if "$" in w:
+        w2 = expand_vars(w, cwd, home)
+        if w2 is None:
             return None
+        w = w2
+        if w.startswith("~"):
+            return expand(w, cwd, home)
     return normalize(w, cwd)
+
+
+def _variable(name: str, cwd: str, home: str) -> str | None:
+    if name == "HOME":
+        return home
+    if name == "PWD":
+        return cwd
+    if name in ("USER", "LOGNAME", "USERNAME"):
+        value = os.environ.get(name)
+        if value:
+            return value
+        try:
+            import getpass
+
+            return getpass.getuser()
+        except Exception:  # no such account entry: the variable is unknown
+            return None
+    return os.environ.get(name)
+
+
+def expand_vars(word: str, cwd: str, home: str) -> str | None:
+    """``$HOME``, ``$USER``, ``${VAR:-default}``, ``$AGENT_HOOKS_HOME`` ... as the shell would expand
+    them here; None when one is unknown and has no default."""
+    unknown = False
+
+    def repl(m: re.Match[str]) -> str:
+        nonlocal unknown
+        name = m.group(1) or m.group(4)
+        op, default = m.group(2), m.group(3)
+        value = _variable(name, cwd, home)
+        if op and op.lstrip(":") in ("-", "=") and (value is None or (op.startswith(":") and not value)):
+            return default or ""
+        if op and op.lstrip(":") == "+":
+            return default or "" if value else ""
+        if value is None:
+            unknown = True
+            return m.group(0)
+        return value
+
+    out = _VAR.sub(repl, word)
+    return None if unknown or "$" in out else out
+
+
+def is_relative(word: str) -> bool:
+    """A path word the shell resolves against the working directory."""
+    return not word.startswith(("/", "~", "$"))
+
+
+def is_temporary(path: str) -> bool:
+    """At or below a directory for temporary files (what is there is scratch)."""
+    import tempfile
+
+    for tmp in {"/tmp", "/var/tmp", "/private/tmp", os.path.realpath(tempfile.gettempdir())}:
+        if path == tmp or path.startswith(tmp + "/"):
+            return True
+    return False
 
 
 def normalize(path: str, cwd: str) -> str:
@@ -147,6 +210,10 @@ class PathRules:
                     return pattern
         return None
 
+    def allowed(self, path: str) -> bool:
+        """Whether ``path`` is one of the exceptions (a template such as ``.env.example``)."""
+        return any(rx.search(path) for _, rx in self.allow)
+
     def match_glob(self, path: str) -> str | None:
         return _match_glob(self, path)
 
@@ -186,20 +253,32 @@ def broadness(word: str, cwd: str, home: str) -> str | None:
     path = expand(word, cwd, home)
     if path is None:
         return "variable" if re.fullmatch(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/+\*?", word) else None
-    # a glob: judge by the directory it expands in
+    # a glob: judge by the directory it expands in; a last part with a name in it (`*.egg-info`,
+    # `build-*`) names some entries of that directory, not all of them
     parts = path.split("/")
     for idx, part in enumerate(parts):
         if any(ch in part for ch in "*?["):
+            if idx == len(parts) - 1 and not _GLOB_ONLY.match(part):
+                return None
             path = "/".join(parts[:idx]) or "/"
             break
     home_n = normalize(home, "/")
-    if path == "/" or path.count("/") <= 1:
+    if path == "/" or path == home_n or home_n.startswith(path + "/"):
         return "root"
-    if path == home_n or home_n.startswith(path + "/"):
+    cwd_r = normalize(cwd, "/")
+    at_cwd = path == cwd_r or cwd_r.startswith(path + "/")
+    if not at_cwd:
+        if is_temporary(path) and path.count("/") > 1 + path.startswith("/private/") + path.startswith("/var/"):
+            return None  # scratch below /tmp
+        if is_relative(word) and path.startswith(cwd_r.rstrip("/") + "/"):
+            # below the working directory: not broad, unless it names a system directory from /
+            below = path[len(cwd_r.rstrip("/")) + 1:]
+            if not (cwd_r == "/" and below.split("/")[0] in _SYSTEM_TOP and "/" not in below.strip("/")):
+                return None
+    if path.count("/") <= 1:
         return "root"
     if os.path.dirname(path) in ("/home", "/Users", os.path.dirname(home_n)):
         return "root"  # some account's home directory
-    cwd_n = normalize(cwd, "/")
-    if path == cwd_n or cwd_n.startswith(path + "/"):
+    if at_cwd:
         return "project"
     return None

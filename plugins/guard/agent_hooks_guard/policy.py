@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from . import defaults
+from . import defaults, plane
 from .paths import PathRules, expand
 from .rules import (
     GATES,
@@ -23,15 +23,17 @@ from .rules import (
     write_targets,
 )
 from .shell import MAX_COMMANDS, parse_bounded
+from .written import written_then_run
 
 if TYPE_CHECKING:
+    from agent_hooks_core.secret_formats import Redactor
+
     from .packs import Spec
-    from .redact import Redactor
     from .shell import Command
     from .urls import UrlRules
 
 #: rules that belong to no pack: they are about the analysis itself or about your own settings
-CORE_RULES = ("deny-commands",)
+CORE_RULES = ("deny-commands", "control-plane")
 _PATCH_PATHS = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$"
                           r"|^\+\+\+ (?:[ab]/)?(.+?)(?:\t.*)?$", re.M)
 
@@ -56,6 +58,8 @@ class Check:
     findings: list[Finding] = field(default_factory=list)
     lines: dict[Finding, str] = field(default_factory=dict)
     """for shell findings: the simple command (wrappers removed) each came from, for allow_commands"""
+    commands: list[Command] = field(default_factory=list)
+    """for shell checks: every simple command judged (``guard explain`` shows their effects)"""
 
     @property
     def reason(self) -> str:
@@ -76,17 +80,6 @@ def resolve(raw: Any) -> dict[str, Any]:
     return {**defaults.DEFAULTS, **dump()}
 
 
-def _user_config_files() -> list[str]:
-    """The user's agent-hooks settings.toml and trust store, wherever they live."""
-    try:
-        from agent_hooks_core.settings import user_dir
-
-        base = str(user_dir())
-    except Exception:  # an older core without it: the usual place
-        base = os.path.join(os.path.expanduser("~"), ".config", "agent-hooks")
-    return [os.path.join(base, "settings.toml"), os.path.join(base, "trust.json")]
-
-
 class Policy:
     def __init__(self, config: Mapping[str, Any], cwd: str) -> None:
         from .packs import all_packs
@@ -99,7 +92,8 @@ class Policy:
         self.max_bytes: int = int(c["max_command_bytes"])
         disabled = set(c["disable_rules"])
         self.packs, self.pack_problems = all_packs(c["packs"])
-        off_packs = set(c["disable_packs"])
+        off_packs = set(c["disable_packs"]) | (set(defaults.OFF_BY_DEFAULT) - set(c.get("enable_packs", ())))
+        self.off_packs = off_packs
         #: rule id -> pack name (explain says which pack to turn off)
         self.rule_pack: dict[str, str] = {}
         active: set[str] = set(CORE_RULES) - disabled
@@ -137,6 +131,12 @@ class Policy:
                 for name in gate:
                     self._by_name.setdefault(name, []).append(fn)
         self._expanded: dict[str, str | None] = {}
+        self._covering: dict[tuple[str, str, bool], plane.Covered | None] = {}
+        self._plane_env: dict[str, str] | None = None
+        self._free_dirs: dict[tuple[str, str, bool], str | None] = {}
+        #: symlinks the command line being checked makes (``ln -s``): link path -> what it points to
+        self.links: dict[str, str] = {}
+        self._exact: dict[str, frozenset[str]] = {}
         self.fork_bombs = "fork-bomb" in active
         self.paths_enabled = {"write": "protected-write" in active, "read": "protected-read" in active}
         self.agent_config_enabled = "agent-config" in active
@@ -163,7 +163,8 @@ class Policy:
 
     @cached_property
     def agent_config_paths(self) -> PathRules:
-        return PathRules([*self._config["protect_agent_config"], *_user_config_files()], [], self.home)
+        # agent-hooks' own files are the control plane's (plane.covering): here only the hosts' hook files
+        return PathRules(list(self._config["protect_agent_config"]), [], self.home)
 
     @cached_property
     def urls(self) -> UrlRules:
@@ -174,9 +175,9 @@ class Policy:
 
     @cached_property
     def redactor(self) -> Redactor | None:
-        from .redact import Redactor
+        from agent_hooks_core.secret_formats import Redactor
 
-        return Redactor(self._config["redact_patterns"]) if self._config["redact_output"] else None
+        return Redactor(self._config["redact_patterns"], loose=False) if self._config["redact_output"] else None
 
     # -- checks --------------------------------------------------------------------------
 
@@ -189,15 +190,112 @@ class Policy:
         yield from self.specs_by_name.get(cmd.name.lower(), ())
         yield from self.glob_specs
 
-    def expand(self, word: str) -> str | None:
-        """``paths.expand`` in this policy's directory, remembered (a command line repeats its paths)."""
+    def expand(self, word: str, cwd: str | None = None) -> str | None:
+        """``paths.expand`` in ``cwd`` (this policy's directory by default), remembered (a command line
+        repeats its paths)."""
+        cwd = cwd or self.cwd
+        key = word if cwd == self.cwd else f"{cwd}\0{word}"
         try:
-            return self._expanded[word]
+            return self._expanded[key]
         except KeyError:
             if len(self._expanded) > 4096:
                 self._expanded.clear()
-            got = self._expanded[word] = expand(word, self.cwd, self.home)
+            got = self._expanded[key] = expand(word, cwd, self.home)
             return got
+
+    def covering(self, path: str, cwd: str, recursive: bool = False) -> plane.Covered | None:
+        """``plane.covering``, remembered for the command line being checked (it names the same
+        paths again and again) and with the environment read once per check."""
+        key = (path, cwd, recursive)
+        memo = self._covering
+        if key not in memo:
+            if len(memo) > 4096:
+                memo.clear()
+            if self._plane_env is None:
+                self._plane_env = plane.relevant_env()
+            memo[key] = None if not recursive and self._plainly_free(path, cwd) else plane.covering(
+                path, cwd, self._plane_env, recursive=recursive)
+        return memo[key]
+
+    def _plainly_free(self, path: str, cwd: str) -> bool:
+        """A cheap proof that ``path`` is not protected: its directory (as written and resolved) is in
+        no protected tree, it is no symlink, and neither it nor its resolved twin is a protected
+        path itself. One look-up per directory instead of one per file: a line of a thousand
+        writes costs a thousand ``lstat`` calls, not a thousand protected-set look-ups."""
+        parent, base = os.path.split(path)
+        if not base or not parent.startswith("/"):
+            return False
+        key = (parent, cwd, True)
+        real = self._free_dirs.get(key, "")
+        if real == "":
+            covered = plane.covering(parent, cwd, self._plane_env)
+            real = None if covered is not None else os.path.realpath(parent)
+            self._free_dirs[key] = real
+        if real is None:
+            return False
+        exact = self._exact.get(cwd)
+        if exact is None:
+            exact = self._exact[cwd] = plane.exact_paths(cwd, self._plane_env) or frozenset({"<no core>"})
+        if "<no core>" in exact or path in exact or os.path.join(real, base) in exact:
+            return False
+        return not os.path.islink(path)
+
+    def through_links(self, paths: list[str]) -> list[str]:
+        """Where ``paths`` lead through the symlinks made earlier in the command line (``ln -s``)."""
+        out = []
+        for path in paths:
+            for link, target in self.links.items():
+                if path == link or path.startswith(link + "/"):
+                    out.append(target + path[len(link):])
+        return out
+
+    def cwd_of(self, cmd: Command) -> str:
+        """The directory ``cmd`` runs in, after the ``cd``s before it in the same command line."""
+        return str(cmd.memo.get("cwd") or self.cwd)
+
+    def cwds(self, cmd: Command) -> tuple[str, ...]:
+        """Where ``cmd`` may run: after the ``cd``s before it, and (a ``cd`` inside a subshell does not
+        last) the agent's own directory."""
+        here = self.cwd_of(cmd)
+        return (here,) if here == self.cwd else (here, self.cwd)
+
+    def candidates(self, word: str, cwd: str) -> list[str]:
+        """The absolute paths a path word may name: itself, and for a glob what it matches on disk
+        (at most 64) and the directory it expands in."""
+        path = self.expand(word, cwd)
+        if path is None:
+            return []
+        if not any(ch in path for ch in "*?["):
+            return [path]
+        import glob
+        import itertools
+
+        out = [path.split("*")[0].split("?")[0].split("[")[0].rstrip("/") or "/"]
+        out += itertools.islice(glob.iglob(path), 64)
+        return out
+
+    def _track_cwd(self, commands: list[Command]) -> None:
+        cwd = self.cwd
+        for cmd in commands:
+            if cmd.name in ("cd", "pushd", "chdir"):
+                words = [a for a in cmd.args if not a.startswith("-") or a == "-"]
+                target = words[0] if words else "~"
+                if target != "-":
+                    cwd = self.expand(target, cwd) or cwd
+            if cwd != self.cwd:
+                cmd.memo["cwd"] = cwd
+            if cmd.name == "ln" and any(a == "-s" or (a.startswith("-") and not a.startswith("--") and "s" in a)
+                                        or a == "--symbolic" for a in cmd.args):
+                # a link made earlier in the line does not exist yet when the line is judged: what a
+                # later write through it reaches is its target
+                operands = [a for a in cmd.args if not a.startswith("-")]
+                link = self.expand(operands[-1], cwd) if len(operands) >= 2 else None
+                if link:
+                    points_to = self.expand(operands[0], os.path.dirname(link))
+                    if points_to:
+                        self.links[link] = points_to
+                        if os.path.isdir(link):
+                            self.links[os.path.join(link, os.path.basename(points_to))] = points_to
 
     def _rules_for(self, cmd: Command) -> list[Any]:
         rules = [*self._always, *self._by_name.get(cmd.name, ())]
@@ -225,6 +323,9 @@ class Policy:
 
     def check_command(self, text: str, branch: Callable[[], str | None] | None = None) -> Check:
         self._branch, self._branch_value = branch, None
+        # the file system and settings may have changed since the last check
+        self._covering, self._plane_env, self._free_dirs, self._exact = {}, None, {}, {}
+        self.links = {}
         findings: list[Finding] = []
         subject = text
         # characters <= bytes: past the limit in characters it is past it in bytes, no need to encode 50 MB
@@ -245,6 +346,11 @@ class Policy:
             if bomb:
                 findings.append(bomb)
         commands, truncated = parse_bounded(text)
+        self._track_cwd(commands)
+        scripts = written_then_run(commands, self)
+        if scripts:
+            self._track_cwd(scripts)
+            commands = [*commands, *scripts]
         if truncated and "too-large" in self.active:
             findings.append(Finding("too-large", f"more than {MAX_COMMANDS} simple commands: only the first "
                                                  f"{MAX_COMMANDS} were analysed"))
@@ -259,16 +365,23 @@ class Policy:
                 if f not in findings:
                     findings.append(f)
                     lines[f] = line
+        if "strict" in self.off_packs:
+            findings = _judged(findings, lines, commands)
         if "pipe-to-shell" in self.active:
             ran = download_then_run(commands)
             if ran and ran not in findings:
                 findings.append(ran)
-        return Check("shell", subject, findings, lines)
+        return Check("shell", subject, findings, lines, commands)
 
     def check_path(self, path: str, write: bool) -> Check:
         kind = "write" if write else "read"
         check = Check(kind, path)
         full = expand(path, self.cwd, self.home) or path
+        if write and "control-plane" in self.active:
+            hit = plane.covering(full, self.cwd, plane.relevant_env())
+            if hit is not None:
+                check.findings.append(Finding("control-plane", f"{path} is part of agent-hooks' control plane "
+                                                               f"({hit.kind}): changing it could switch the guard off"))
         if write and self.agent_config_enabled:
             pattern = self.agent_config_paths.match(full)
             if pattern:
@@ -324,6 +437,25 @@ class Policy:
         if self.redactor is None:
             return text, []
         return self.redactor.redact(text)
+
+
+def _stashed_before(line: str, commands: list[Command]) -> bool:
+    """Whether a ``git stash`` (or commit) runs before the command ``line`` in the same command line."""
+    for cmd in commands:
+        if " ".join(cmd.argv) == line:
+            return False
+        if cmd.name == "git":
+            words = [a for a in cmd.args if not a.startswith("-")]
+            if words[:1] == ["commit"] or (words[:1] == ["stash"] and words[1:2] in ([], ["push"], ["save"])):
+                return True
+    return False
+
+
+def _judged(findings: list[Finding], lines: dict[Finding, str], commands: list[Command]) -> list[Finding]:
+    """The judgement calls of the guard README, decided the lenient way (the strict pack keeps them):
+    a hard reset right after a stash or a commit loses nothing."""
+    return [f for f in findings if not (f.rule == "git-reset-hard" and f in lines
+                                        and _stashed_before(lines[f], commands))]
 
 
 def command_text(arguments: Mapping[str, Any]) -> str | Finding | None:

@@ -6,7 +6,9 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from .paths import broadness
+from . import plane
+from .effects import CHANGES, file_effects
+from .paths import broadness, is_relative, is_temporary
 from .shell import (
     DYNAMIC,
     INTERPRETERS,
@@ -34,6 +36,9 @@ _WRITE_REDIRECTS = (">", ">>", ">|", "&>", "&>>")
 _DISPLAY = frozenset({"cat", "less", "more", "head", "tail", "bat", "batcat", "nl", "tac", "xxd", "od",
                       "hexdump", "strings", "base64", "grep", "egrep", "fgrep", "rg", "awk", "sed", "sort",
                       "uniq", "cut", "diff", "vim", "vi", "nano", "view", "jq", "yq", "cp", "scp", "rsync"})
+#: readers whose first operand is a pattern or a program (unless an option gives it)
+_PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "awk", "gawk", "mawk", "nawk", "sed", "jq",
+                            "yq", "zgrep", "git-grep"})
 _FIND_FILTERS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex",
                            "-iregex", "-newer", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
                            "-size", "-empty", "-user", "-group", "-perm", "-inum", "-samefile", "-links"})
@@ -91,21 +96,80 @@ def _short(flags: list[str], *letters: str) -> bool:
 
 
 def rm_broad(cmd: Command, pol: Policy) -> Iterator[Finding]:
-    if cmd.name != "rm":
-        return
-    flags, targets = _flags_and_operands(cmd.args)
-    if "--no-preserve-root" in flags:
+    """A recursive delete or a move-away of a broad path, whatever does it (rm -rf, mv, rsync --delete,
+    tar --remove-files, zip -m, find -delete, shutil.rmtree ...): judged on the effect."""
+    if cmd.name == "rm" and "--no-preserve-root" in cmd.args:
         yield Finding("rm-broad", "rm --no-preserve-root")
-    if not (_short(flags, "r", "R") or "--recursive" in flags):
+    for e in file_effects(cmd):
+        if not ((e.kind == "delete" and e.recursive) or e.kind == "move-away") or e.how == "find -delete":
+            continue
+        what = "recursive delete" if e.kind == "delete" else "moving away"
+        by = "" if e.how == "rm" else f" by {e.how}"
+        for cwd in pol.cwds(cmd):
+            level = broadness(e.target, cwd, pol.home)
+            if level == "variable":
+                yield Finding("rm-broad", f"{what} of {e.target}{by} (an empty variable makes it /)")
+            elif level == "project":
+                yield Finding("rm-broad", f"{what} of the project directory or above it ({e.target}){by}")
+            elif level:
+                yield Finding("rm-broad", f"{what} of a broad path ({e.target}){by}")
+            else:
+                continue
+            break
+
+
+def chmod_broad(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    """A recursive permission or ownership change of /, the home directory or a top-level directory."""
+    for e in file_effects(cmd):
+        if e.kind in ("chmod", "chown") and e.recursive:
+            for cwd in pol.cwds(cmd):
+                if broadness(e.target, cwd, pol.home) in ("root", "variable"):
+                    yield Finding("chmod-broad", f"recursive {e.how} of a broad path ({e.target})")
+                    return
+
+
+def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    """Writes to what decides agent-hooks' policy (settings, trust, hooks, its environment, the host
+    configurations it installed), and runs of our own CLI that weaken it, in any spelling."""
+    why = our_cli_weakening(cmd)
+    if why:
+        yield Finding("control-plane", f"runs agent-hooks with a command that weakens its policy "
+                                       f"({' '.join(a for a in cmd.args[:3] if not a.startswith('-'))})")
         return
-    for t in targets:
-        level = broadness(t, pol.cwd, pol.home)
-        if level == "variable":
-            yield Finding("rm-broad", f"recursive delete of {t} (an empty variable makes it /)")
-        elif level == "project":
-            yield Finding("rm-broad", f"recursive delete of the project directory or above it ({t})")
-        elif level:
-            yield Finding("rm-broad", f"recursive delete of a broad path ({t})")
+    if not write_targets(cmd):
+        return
+    # a recursive change reaches what is below its target too; a broad target is rm-broad's to judge,
+    # and find -delete's filters decide what it reaches
+    changes = [(e.target, e.recursive and e.how != "find -delete") for e in file_effects(cmd) if e.kind in CHANGES]
+    changes += [(t, False) for t in write_targets(cmd) if all(t != c for c, _ in changes)]
+    for t, recursive in changes:
+        for cwd in pol.cwds(cmd):
+            deep = recursive and not broadness(t, cwd, pol.home)
+            paths = pol.candidates(t, cwd)
+            if cmd.name != "ln":  # making the link is no write to what it points at; writing through it is
+                paths += pol.through_links(paths)
+            for k, path in enumerate(paths):
+                # a glob's first candidate is the directory it expands in: what is below it is not all hit
+                hit = pol.covering(path, cwd, recursive=deep and (k > 0 or path == pol.expand(t, cwd)))
+                if hit is not None:
+                    verb = "holds" if hit.path.startswith(path.rstrip("/") + "/") else "is"
+                    yield Finding("control-plane", f"{t} {verb} agent-hooks' control plane ({hit.kind}): "
+                                                   f"changing it could switch the guard off")
+                    return
+
+
+def our_cli_weakening(cmd: Command) -> str | None:
+    name = cmd.name
+    raw0 = cmd.raw[0] if cmd.raw else ""
+    ours = name in ("agenthooks", "agent-hooks") or name.startswith("agent_hooks_core")
+    if not ours and "/" in raw0:
+        import os
+
+        ours = os.path.realpath(raw0) in {os.path.realpath(p) for p in plane.our_programs()} and \
+            not name.startswith(("python", "pypy"))
+    if not ours:
+        return None
+    return plane.weakening_subcommand(cmd.args)
 
 
 def find_delete(cmd: Command, pol: Policy) -> Iterator[Finding]:
@@ -124,9 +188,13 @@ def find_delete(cmd: Command, pol: Policy) -> Iterator[Finding]:
         return
     filtered = any(a in _FIND_FILTERS for a in args)
     for s in starts or ["."]:
-        level = broadness(s, pol.cwd, pol.home)
-        if level in ("root", "variable") or (level == "project" and not filtered):
-            yield Finding("find-delete", f"find deleting everything under {s}")
+        for cwd in pol.cwds(cmd):
+            level = broadness(s, cwd, pol.home)
+            if filtered and level == "root" and (is_relative(s) or is_temporary(pol.expand(s, cwd) or "")):
+                level = "project"  # a filtered find in the working directory or a temporary one
+            if level in ("root", "variable") or (level == "project" and not filtered):
+                yield Finding("find-delete", f"find deleting everything under {s}")
+                return
 
 
 def sudo(cmd: Command, pol: Policy) -> Iterator[Finding]:
@@ -179,7 +247,52 @@ def pipe_to_shell(cmd: Command, pol: Policy) -> Iterator[Finding]:
 
 def mkfs(cmd: Command, pol: Policy) -> Iterator[Finding]:
     if cmd.name.startswith("mkfs") or cmd.name in ("mke2fs", "mkswap", "wipefs", "mkdosfs", "mkntfs"):
+        _, operands = _flags_and_operands(cmd.args)
+        files = [o for o in operands if not o.isdigit() and not re.fullmatch(r"\d+[KMGTkmgt]?", o)]
+        if files and all(_image_file(f, pol.cwd_of(cmd)) for f in files):
+            return  # formatting an image file is making a disk image, not wiping a disk
         yield Finding("mkfs", f"formats a filesystem ({cmd.name})")
+
+
+def _image_file(word: str, cwd: str) -> bool:
+    """A path that names a regular file (or none yet), never a device: ``disk.img``, ``/tmp/x.img``."""
+    import os
+
+    if word.startswith("/dev/") or "$" in word:
+        return False
+    path = os.path.realpath(os.path.join(cwd, os.path.expanduser(word)))
+    if path.startswith("/dev/"):
+        return False
+    try:
+        import stat
+
+        mode = os.stat(path).st_mode
+    except OSError:
+        return True  # nothing there yet: mkfs.ext4 -F new.img creates a file
+    return stat.S_ISREG(mode)
+
+
+def scheduled(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    """A command handed to a systemd timer (``systemd-run --on-calendar=... cmd``): it runs later,
+    unattended (crontab and at are the system pack's declarative rules)."""
+    if "systemd-run" in cmd.wrappers and any(w.startswith(("--on-", "--timer-property")) for w in cmd.raw):
+        yield Finding("schedule", "schedules a command with a systemd timer")
+
+
+_SETUID_NUMERIC = re.compile(r"^[0-7]?([2-7])[0-7]{3}$")
+
+
+def setuid(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    """chmod u+s / g+s / 4755: a program that runs with its owner's privileges."""
+    if cmd.name != "chmod":
+        return
+    _, operands = _flags_and_operands(cmd.args)
+    if not operands:
+        return
+    mode = operands[0]
+    m = _SETUID_NUMERIC.match(mode)
+    if (m and int(m.group(1)) & 6) or re.search(r"(?:^|,)[ugoa]*[+=][rwxXt]*s", mode):
+        yield Finding("setuid", f"chmod {mode} makes a program run with its owner's privileges (set-uid/gid)")
 
 
 def write_targets(cmd: Command) -> list[str]:
@@ -191,28 +304,13 @@ def write_targets(cmd: Command) -> list[str]:
 
 
 def _write_targets(cmd: Command) -> list[str]:
-    out = [t for op, t in cmd.redirects if op in _WRITE_REDIRECTS and t and not t.isdigit()]
-    name, args = cmd.name, cmd.args
-    flags, operands = _flags_and_operands(args)
-    if name in ("rm", "unlink", "shred", "truncate", "tee", "rmdir"):
-        out += operands
-    elif name in ("cp", "install", "ln"):
-        target = next((f.split("=", 1)[1] for f in flags if f.startswith("--target-directory=")), None)
-        out += [target] if target else operands[-1:] if len(operands) > 1 else []
-    elif name == "mv":
-        out += operands
-    elif name == "sed" and any(f == "-i" or f.startswith(("-i", "--in-place")) for f in flags):
-        out += operands[1:] if not any(f in ("-e", "-f") for f in flags) else operands
-    elif name == "dd":
-        out += [a[3:] for a in args if a.startswith("of=")]
-    elif name in ("chmod", "chown", "chgrp"):
-        out += operands[1:]
-    elif name == "apply_patch":
+    out = [e.target for e in file_effects(cmd) if e.kind in CHANGES]
+    if cmd.name == "apply_patch":
         from .policy import patch_paths
 
-        for text in [*args, *(t for op, t in cmd.redirects if op == "<<<")]:
+        for text in [*cmd.args, *(t for op, t in cmd.redirects if op == "<<<")]:
             out += patch_paths(text)
-    return out
+    return list(dict.fromkeys(out))
 
 
 _UPLOAD_FLAGS = frozenset({"-d", "--data", "--data-binary", "--data-ascii", "--data-urlencode", "-F", "--form",
@@ -284,12 +382,47 @@ def read_targets(cmd: Command) -> list[str]:
     return got
 
 
+def _pattern_reader_files(args: list[str]) -> list[str]:
+    """Files grep/rg/awk/sed/jq read: the first operand is the pattern or program unless ``-e``/``-f``
+    gives it; ``-e``'s value is a pattern, ``-f``'s a file."""
+    files: list[str] = []
+    operands: list[str] = []
+    given = False
+    j = 0
+    while j < len(args):
+        a = args[j]
+        if a == "--":
+            operands += args[j + 1:]
+            break
+        if a in ("-e", "--regexp", "--expression") and j + 1 < len(args):
+            given, j = True, j + 2
+            continue
+        if a in ("-f", "--file", "--from-file") and j + 1 < len(args):
+            files.append(args[j + 1])
+            given, j = True, j + 2
+            continue
+        if a.startswith(("--regexp=", "--expression=")) or (a.startswith("-e") and len(a) > 2 and a[1] != "-"):
+            given = True
+        elif a.startswith(("--file=", "--from-file=")):
+            files.append(a.split("=", 1)[1])
+            given = True
+        elif not (a.startswith("-") and len(a) > 1):
+            operands.append(a)
+        j += 1
+    return files + (operands if given else operands[1:])
+
+
 def _read_targets(cmd: Command) -> list[str]:
     out = [t for op, t in cmd.redirects if op == "<" and t]
     name = cmd.name
-    if name in _DISPLAY:
+    if name in ("cp", "scp", "rsync", "install"):
         _, operands = _flags_and_operands(cmd.args)
-        out += operands
+        out += operands[:-1]  # the last one is where the copy goes, not what it reads
+    elif name in _PATTERN_FIRST:
+        out += _pattern_reader_files(cmd.args)
+    elif name in _DISPLAY or name in ("sqlite3", "strings"):
+        _, operands = _flags_and_operands(cmd.args)
+        out += operands[:1] if name == "sqlite3" else operands
     elif name == "dd":
         out += [a[3:] for a in cmd.args if a.startswith("if=")]
     elif name in ("source", "."):
@@ -299,7 +432,7 @@ def _read_targets(cmd: Command) -> list[str]:
     elif name in _ARCHIVERS:
         _, operands = _flags_and_operands(cmd.args)
         out += operands[1:] if name in ("zip", "7z", "7za", "rar") else operands
-    elif name in ("scp", "rsync", "sftp"):
+    elif name == "sftp":
         _, operands = _flags_and_operands(cmd.args)
         out += operands[:-1]
     elif name in DOWNLOADERS or name in ("wget", "http", "https", "xh"):
@@ -308,6 +441,11 @@ def _read_targets(cmd: Command) -> list[str]:
 
 
 def device_write(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    if cmd.name == "dd" and any(a == "of=" or (a.startswith("of=") and "$(" in a) for a in cmd.args) and any(
+            s.name in ("lsblk", "ls", "fdisk", "blkid", "find", "sfdisk", "parted", "df") for s in
+            [*cmd.subs, *(u for sub in cmd.subs for u in sub.upstream())]):
+        yield Finding("device-write", "writes to a disk named by a command at run time (dd of=$(...))")
+        return
     for t in write_targets(cmd):
         if t.startswith("/dev/") and not _SAFE_DEVICES.match(t):
             yield Finding("device-write", f"writes to the device {t}")
@@ -315,18 +453,37 @@ def device_write(cmd: Command, pol: Policy) -> Iterator[Finding]:
 
 
 def protected_write(cmd: Command, pol: Policy) -> Iterator[Finding]:
+    created = _created_from_template(cmd, pol)
     for t in write_targets(cmd):
-        path = pol.expand(t)
+        if t == created:
+            continue
+        path = pol.expand(t, pol.cwd_of(cmd))
         pattern = pol.write_paths.match(path) if path else None
         if pattern:
             yield Finding("protected-write", f"{t} is protected ({pattern})")
             return
 
 
+def _created_from_template(cmd: Command, pol: Policy) -> str | None:
+    """``cp .env.example .env`` where ``.env`` does not exist yet: the destination, else None.
+    Creating a secret file from its template loses nothing; overwriting an existing one would."""
+    import os
+
+    if cmd.name != "cp" or cmd.redirects:
+        return None
+    _, operands = _flags_and_operands(cmd.args)
+    if len(operands) != 2:
+        return None
+    src, dest = (pol.expand(o, pol.cwd_of(cmd)) for o in operands)
+    if not src or not dest or os.path.lexists(dest) or not pol.write_paths.allowed(src):
+        return None
+    return operands[1]
+
+
 def _secret_read(cmd: Command, pol: Policy) -> tuple[str, str] | None:
     """``(target, pattern)`` of the first secret file ``cmd`` reads (globs such as ``.e*`` included)."""
     for t in read_targets(cmd):
-        path = pol.expand(t)
+        path = pol.expand(t, pol.cwd_of(cmd))
         if not path:
             continue
         pattern = pol.read_paths.match_glob(path) if any(ch in t for ch in "*?[") else pol.read_paths.match(path)
@@ -345,9 +502,21 @@ def protected_read(cmd: Command, pol: Policy) -> Iterator[Finding]:
 NET_SENDERS = frozenset({"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "sftp", "ftp",
                          "tftp", "http", "https", "xh", "httpie", "openssl", "rsync", "mail", "sendmail", "mutt",
                          "gh", "aws", "gsutil", "rclone", "s3cmd", "invoke-webrequest", "iwr", "irm",
-                         "invoke-restmethod"})
+                         "invoke-restmethod", "dig", "nslookup", "host", "drill", "delv", "ping"})
 _ENV_DUMPERS = frozenset({"env", "printenv", "set", "export", "declare", "compgen", "get-childitem", "gci"})
 _SECRET_NAME = re.compile(r"(?i)key|token|secret|pass|cred|auth|session|cookie")
+#: a variable whose name says it holds a secret (``$AWS_SECRET_ACCESS_KEY``, ``${GITHUB_TOKEN}``)
+_SECRET_VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CRED|"
+                         r"CREDENTIALS|AUTH|COOKIE|SESSION)[A-Za-z0-9_]*)\b", re.I)
+
+
+def _secret_variable(cmd: Command) -> str | None:
+    for w in cmd.argv[1:]:
+        if "$" in w:
+            m = _SECRET_VAR.search(w)
+            if m:
+                return m.group(1)
+    return None
 
 
 def _dumps_environment(cmd: Command) -> bool:
@@ -367,6 +536,11 @@ def secret_exfiltration(cmd: Command, pol: Policy) -> Iterator[Finding]:
     sources = [*cmd.upstream(), *cmd.subs]
     for sub in cmd.subs:
         sources += sub.upstream()
+    for c in (cmd, *sources):
+        var = _secret_variable(c)
+        if var:
+            yield Finding("secret-exfiltration", f"sends ${var} over the network ({cmd.name})")
+            return
     for src in sources:
         if _dumps_environment(src):
             yield Finding("secret-exfiltration", f"sends the environment ({src.name}) over the network ({cmd.name})")
@@ -380,7 +554,7 @@ def secret_exfiltration(cmd: Command, pol: Policy) -> Iterator[Finding]:
 def agent_config(cmd: Command, pol: Policy) -> Iterator[Finding]:
     """Writes to agent-hooks' own settings and trust store, or to a host's hook configuration."""
     for t in write_targets(cmd):
-        path = pol.expand(t)
+        path = pol.expand(t, pol.cwd_of(cmd))
         pattern = pol.agent_config_paths.match(path) if path else None
         if pattern:
             yield Finding("agent-config", f"{t} configures agent-hooks or the agent's hooks ({pattern}): "
@@ -572,13 +746,17 @@ SCRIPT_RUNNERS = SHELLS | INTERPRETERS | {"source", ".", "eval"}
 #: "scripts" (shells and interpreters) or "all". The policy calls a rule only for those, so the
 #: cost per simple command stays flat however many rules and packs there are.
 GATES: dict[str, frozenset[str] | str] = {
-    "rm-broad": frozenset({"rm"}),
+    "rm-broad": "writes",
+    "chmod-broad": "writes",
+    "control-plane": "all",
     "find-delete": frozenset({"find"}),
     "sudo": "all",
     "chmod-777": frozenset({"chmod"}),
+    "setuid": frozenset({"chmod"}),
+    "schedule": "all",
     "pipe-to-shell": "scripts",
     "mkfs": "all",
-    "device-write": "writes",
+    "device-write": "all",
     "force-push": frozenset({"git"}),
     "protected-write": "writes",
     "protected-read": "reads",
@@ -593,9 +771,13 @@ GATES: dict[str, frozenset[str] | str] = {
 
 RULES: dict[str, Callable[[Command, Policy], Iterator[Finding]]] = {
     "rm-broad": rm_broad,
+    "chmod-broad": chmod_broad,
+    "control-plane": control_plane,
     "find-delete": find_delete,
     "sudo": sudo,
     "chmod-777": chmod_777,
+    "setuid": setuid,
+    "schedule": scheduled,
     "pipe-to-shell": pipe_to_shell,
     "mkfs": mkfs,
     "device-write": device_write,

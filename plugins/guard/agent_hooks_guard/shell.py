@@ -52,6 +52,18 @@ WRAPPERS: dict[str, frozenset[str]] = {
     "chrt": frozenset(),
     "taskset": frozenset(),
     "flock": frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}),
+    "chronic": frozenset(),
+    "systemd-run": frozenset({"-u", "--unit", "-p", "--property", "-E", "--setenv", "--uid", "--gid", "-M",
+                              "--machine", "--description", "--slice", "--on-active", "--on-boot", "--on-startup",
+                              "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--timer-property",
+                              "--working-directory", "--nice", "-H", "--host"}),
+    "firejail": frozenset(),
+    "proxychains": frozenset({"-f"}),
+    "proxychains4": frozenset({"-f"}),
+    "torsocks": frozenset(),
+    "caffeinate": frozenset(),
+    "unshare": frozenset(),
+    "fakeroot": frozenset(),
     # package runners: `npx prisma migrate reset` runs prisma
     "npx": frozenset({"-p", "--package"}),
     "pnpx": frozenset({"-p", "--package"}),
@@ -70,7 +82,9 @@ _SPECIAL = frozenset({";", "\n", "&&", "||", "&", ";;", "|", "|&", ")", "(", "<(
                       "&>>", "<<", "<<<", ">&", "<&"})
 #: commands that may run something besides themselves (indirect.derive); python* too
 DERIVING = frozenset({"node", "nodejs", "bun", "deno", "perl", "ruby", "php", "awk", "gawk", "mawk", "nawk", "find",
-                      "git", "pwsh", "powershell", "pwsh.exe", "powershell.exe", "pypy", "pypy3"})
+                      "git", "pwsh", "powershell", "pwsh.exe", "powershell.exe", "pypy", "pypy3", "lua", "luajit",
+                      "lua5.1", "lua5.3", "lua5.4", "tclsh", "wish", "expect", "sed", "gsed", "tar", "gtar",
+                      "bsdtar", "rsync", "vim", "vi", "nvim", "ex", "view", "parallel"})
 #: how deep ``bash -c "bash -c '...'"`` and ``$(...)`` nest before the analysis stops
 MAX_DEPTH = 24
 #: the name of the command standing for text nested deeper than that
@@ -400,13 +414,71 @@ _SCAN_LEVELS = 256
 
 
 class _Budget:
-    __slots__ = ("chars_left", "left", "tokens_left", "truncated")
+    """What one parse may still spend, and what it learnt on the way that later commands use: the
+    aliases and functions defined earlier in the same command line."""
+
+    __slots__ = ("aliases", "calling", "chars_left", "functions", "left", "tokens_left", "truncated")
 
     def __init__(self, limit: int) -> None:
         self.left = limit
         self.tokens_left = limit * MATCHES_PER_COMMAND
         self.chars_left = limit * CHARS_PER_COMMAND
         self.truncated = False
+        self.aliases: dict[str, str] = {}
+        self.functions: dict[str, str] = {}
+        self.calling: set[str] = set()
+
+
+#: a function definition: ``name() { body }``, ``function name { body }`` (the body ends at the first
+#: ``}``, bounded, as for fork bombs: linear in the text)
+_FUNCTION_DEF = re.compile(r"(?:\bfunction\s+([A-Za-z_][\w.-]{0,63})\s*(?:\(\s*\))?|(?<![\w.-])([A-Za-z_][\w.-]{0,63})"
+                           r"\s*\(\s*\))\s*\{([^}]{0,4096})\}")
+_POSITIONAL = re.compile(r"\$(?:\{([0-9@*#])\}|([0-9@*#]))")
+_PLAIN_WORD = re.compile(r"^[\w~./:@%+=,-]*$")
+_BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
+_NOT_BRACED = re.compile(r"[\s'\"()]")
+#: words one brace expansion may give (``{a,b}{c,d}...``: the product is cut here)
+MAX_BRACE_WORDS = 64
+
+
+def with_positional(text: str, params: list[str]) -> str:
+    """``text`` with ``$0``..``$9``, ``$@``, ``$*`` and ``$#`` replaced by ``params`` (``params[0]`` is ``$0``)."""
+
+    def word(value: str) -> str:
+        return value if _PLAIN_WORD.match(value) else shlex.quote(value)
+
+    def repl(m: re.Match[str]) -> str:
+        key = m.group(1) or m.group(2)
+        if key in "@*":
+            return " ".join(word(p) for p in params[1:])
+        if key == "#":
+            return str(max(0, len(params) - 1))
+        n = int(key)
+        return word(params[n]) if n < len(params) else ""
+
+    return _POSITIONAL.sub(repl, text) if "$" in text else text
+
+
+def expand_braces(word: str) -> list[str]:
+    """Brace expansion as bash does it (``{~,/tmp/x}`` -> ``~``, ``/tmp/x``), at most MAX_BRACE_WORDS words."""
+    if "{" not in word or "," not in word or len(word) > 4096 or _NOT_BRACED.search(word):
+        return [word]  # blanks, quotes or parentheses: code or text given as one argument, not a brace word
+    out = [word]
+    for _ in range(8):
+        nxt: list[str] = []
+        changed = False
+        for w in out:
+            m = _BRACES.search(w)
+            if m is None:
+                nxt.append(w)
+                continue
+            changed = True
+            for alt in m.group(1).split(","):
+                nxt.append(w[:m.start()] + alt + w[m.end():])
+        out = nxt[:MAX_BRACE_WORDS]
+        if not changed:
+            break
+    return out
 
 
 class _Parser:
@@ -417,6 +489,7 @@ class _Parser:
         self.commands: list[Command] = []
         self.bodies: dict[str, str] = {} if bodies is None else bodies
         self.budget = _Budget(MAX_COMMANDS) if budget is None else budget
+        self.defining = False
 
     def parse(self, text: str) -> list[Command]:
         budget = self.budget
@@ -424,6 +497,9 @@ class _Parser:
         if budget.chars_left < 0:
             budget.truncated = True
             return self.commands
+        if "(" in text or "function" in text:
+            for m in itertools.islice(_FUNCTION_DEF.finditer(text), 64):
+                budget.functions.setdefault(m.group(1) or m.group(2), m.group(3))
         text = extract_substitutions(_prepare(text), self.bodies)
         tokens = _tokens(text, budget.tokens_left + 1)
         budget.tokens_left -= len(tokens)
@@ -489,7 +565,9 @@ class _Parser:
                     subs.extend(group)
                     words.append("$(...)")
                 else:
+                    self.defining = True  # `f() {...}` names f, it does not call it
                     last = flush() or last
+                    self.defining = False
             elif tok == "(":
                 # a subshell or a function definition body: parse it as commands of their own
                 held = pipe_from
@@ -589,7 +667,15 @@ class _Parser:
             self.budget.truncated = True
             return None
         expanded: list[str] = []
-        for w in words:
+        budget = self.budget
+        if words and budget.aliases and words[0] in budget.aliases and words[0] not in budget.calling:
+            value = budget.aliases[words[0]]
+            budget.chars_left -= len(value)  # every use is read again: it counts like nested text
+            if budget.chars_left < 0:
+                budget.truncated = True
+                return None
+            words = [*tokenize(value), *words[1:]]
+        for w in [b for word in words for b in expand_braces(word)]:
             x = self._expand(w)
             # c='rm -rf /'; $c : an unquoted variable splits into words (quoted or not, judge the words)
             expanded.extend(x.split() if x != w and _VAR.fullmatch(w) and x.split() else [x])
@@ -611,6 +697,21 @@ class _Parser:
         argv, wrappers = unwrap(rest)
         if not argv and not redirects and not wrappers:
             return None
+        if argv and argv[0] in ("for", "select") and len(argv) > 2 and argv[2] == "in":
+            self.env[argv[1]] = " ".join(argv[3:])  # $d then splits into every word the loop gives it
+        if argv and argv[0] == "alias":
+            for w in argv[1:]:
+                name, eq, value = w.partition("=")
+                if eq and name:
+                    budget.aliases[name] = value
+        if argv and argv[0] in budget.functions and argv[0] not in budget.calling and not self.defining \
+                and self.depth < MAX_DEPTH:
+            # a function defined earlier in the line: judged on its body with these arguments
+            budget.calling.add(argv[0])
+            try:
+                self._sub(with_positional(budget.functions[argv[0]], argv))
+            finally:
+                budget.calling.discard(argv[0])
         if argv and argv[0] == "export":
             for w in argv[1:]:
                 if _ASSIGNMENT.match(w):
@@ -628,6 +729,9 @@ class _Parser:
             cmd.script_from = [s for s in subs if s.name]
         if script is not None:
             inner_before = len(self.commands)
+            idx = shell_script_flag(argv)
+            if idx is not None and len(argv) > idx + 1:
+                script = with_positional(script, argv[idx + 1:])
             self._sub(script)
             for inner in self.commands[inner_before:]:
                 inner.wrappers = [*wrappers, argv[0], *inner.wrappers]
@@ -685,7 +789,7 @@ def unwrap(words: list[str]) -> tuple[list[str], list[str]]:
             break
         name = os.path.basename(argv[0]) if "/" in argv[0] else argv[0]
         argv[0] = name
-        if name == "busybox" and len(argv) > 1 and argv[1] not in SHELLS:
+        if name in ("busybox", "toybox") and len(argv) > 1 and argv[1] not in SHELLS:
             wrappers.append(name)
             argv = argv[1:]
             continue
@@ -789,9 +893,31 @@ def _script_of(argv: list[str]) -> str | None:
                 return argv[j + 1]
         return None
     if name == "watch":
-        rest = [a for a in argv[1:] if not a.startswith("-")]
-        return " ".join(rest) or None
+        j = 1
+        while j < len(argv) and argv[j].startswith("-"):
+            j += 2 if argv[j] in ("-n", "--interval", "-d", "-q", "--equexit") and argv[j] != "-d" else 1
+        return " ".join(argv[j:]) or None
+    if name == "script":
+        for j, a in enumerate(argv[1:-1], start=1):
+            if a in ("-c", "--command") or (a.startswith("-") and not a.startswith("--") and a.endswith("c")):
+                return argv[j + 1]
+        return None
+    if name == "ssh":
+        return _ssh_command(argv)
     return None
+
+
+_SSH_VALUED = frozenset("bcDEeFIiJLlmOoPpQRSWw")
+
+
+def _ssh_command(argv: list[str]) -> str | None:
+    """The command ``ssh [options] host command...`` runs on the other host (judged like a local one:
+    it is somebody's home there too)."""
+    j = 1
+    while j < len(argv) and argv[j].startswith("-"):
+        a = argv[j]
+        j += 2 if len(a) == 2 and a[1] in _SSH_VALUED else 1
+    return " ".join(argv[j + 1:]) or None if j + 1 < len(argv) else None
 
 
 def parse(text: str) -> list[Command]:

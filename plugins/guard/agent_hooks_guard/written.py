@@ -1,0 +1,112 @@
+"""Write, then run: a command line that writes a file and runs it is judged on what it runs.
+
+``echo 'rm -rf ~' > /tmp/z.sh; sh /tmp/z.sh``, ``cat > x.py <<EOF ... EOF; python3 x.py`` and
+``... | tee run.sh && . ./run.sh``: the text written (when it is known before running: echo,
+printf, a here-document, a here-string) is parsed as the script the later command runs, shell or
+interpreter code alike, and its commands are judged with the others.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING
+
+from .indirect import language, static_output
+from .shell import MAX_COMMANDS, SHELLS, Command, parse_bounded
+
+if TYPE_CHECKING:
+    from .policy import Policy
+
+_WRITES = {">": False, ">|": False, "&>": False, ">>": True, "&>>": True}
+#: scripts run from one command line that are looked into (each is parsed with its own budget)
+MAX_SCRIPTS = 8
+#: of at most this many commands each
+SCRIPT_COMMANDS = 250
+_CODE_FLAG = {"python": "-c", "node": "-e", "perl": "-e", "ruby": "-e", "php": "-r"}
+
+
+def _content(cmd: Command) -> str | None:
+    if cmd.name == "tee":
+        here = [t for op, t in cmd.redirects if op == "<<<"]
+        if here:
+            return here[0]
+        return static_output(cmd.feeders[-1:]) if cmd.feeders else None
+    return static_output([Command(cmd.argv, [r for r in cmd.redirects if r[0] == "<<<"])])
+
+
+def _runs(cmd: Command) -> tuple[str, str] | None:
+    """``(file, how)``: the file ``cmd`` runs as a script and the language that reads it (``shell``,
+    ``python`` ..., or ``""`` for ``./file``, decided by its first line)."""
+    raw0 = cmd.raw[0] if cmd.raw else ""
+    name = cmd.name
+    if "/" in raw0 and not raw0.startswith(("/usr/", "/bin/", "/sbin/")):
+        return raw0, ""
+    positional = [a for a in cmd.args if not a.startswith("-")]
+    if not positional or any(a in ("-c", "-e", "-r", "-m") for a in cmd.args):
+        return None
+    if name in SHELLS or name in ("source", "."):
+        return positional[0], "shell"
+    lang = language(name)
+    if lang and lang != "awk":
+        return positional[0], lang
+    return None
+
+
+def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
+    """The commands of scripts written earlier in ``commands`` and run later in them."""
+    written: dict[str, str | None] = {}
+    out: list[Command] = []
+    scripts = 0
+    left = MAX_COMMANDS - len(commands)  # scripts share the command line's budget of simple commands
+    for cmd in commands:
+        targets = [(op, t) for op, t in cmd.redirects if op in _WRITES and t]
+        if cmd.name == "tee":
+            append = any(a in ("-a", "--append") for a in cmd.args)
+            targets += [(">>" if append else ">", a) for a in cmd.args if not a.startswith("-")]
+        if targets:
+            text = _content(cmd)
+            for op, t in targets:
+                path = pol.expand(t, pol.cwd_of(cmd))
+                if path is None:
+                    continue
+                before = written.get(path)
+                if _WRITES[op] and before is not None and text is not None:
+                    written[path] = before + "\n" + text
+                else:
+                    written[path] = text
+        if not written or scripts >= MAX_SCRIPTS or left <= 0:
+            continue
+        run = _runs(cmd)
+        if run is None:
+            continue
+        path = pol.expand(run[0], pol.cwd_of(cmd))
+        if path not in written or written[path] is None:
+            continue
+        text = str(written[path])
+        how = run[1] or _by_first_line(text)
+        scripts += 1
+        via = f"{run[0]}, written earlier in the same command"
+        limit = min(SCRIPT_COMMANDS, left)
+        if how == "shell":
+            found, _ = parse_bounded(text, limit)
+        else:
+            found, _ = parse_bounded(f"{how} {_CODE_FLAG.get(how, '-e')} {shlex.quote(text)}", limit)
+            found = found[1:]  # the interpreter itself is the command already judged
+        left -= len(found) + 1
+        for c in found:
+            c.via = c.via or via
+            c.wrappers = [*cmd.wrappers, *c.wrappers]
+        out += found
+    return out
+
+
+def _by_first_line(text: str) -> str:
+    first = text.lstrip().split("\n", 1)[0]
+    if first.startswith("#!"):
+        words = first[2:].split()
+        prog = words[-1] if words and words[0].endswith("/env") else (words[0] if words else "sh")
+        prog = prog.rsplit("/", 1)[-1]
+        lang = language(prog)
+        if lang and lang != "awk":
+            return lang
+    return "shell"
