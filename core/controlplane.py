@@ -178,18 +178,24 @@ def _run_paths(b: _Builder) -> None:
 
 def _host_paths(b: _Builder, cwd: str, env: Mapping[str, str]) -> None:
     from . import bridges
+    from .settings import find_project_root
 
+    # project-scope configs of the working directory and of the project it is in, if elsewhere
+    root = find_project_root(cwd)
+    dirs = [cwd] + ([str(root)] if root is not None and str(root) != cwd else [])
     seen: set[str] = set()
     for host, spec in bridges.INSTALLERS.items():
         if spec in seen:
             continue
         seen.add(spec)
-        try:
-            targets = bridges.load(spec).config_targets(cwd, env)
-        except Exception:  # an installer that cannot say is a bug its own tests catch
-            continue
-        for target in targets:
-            b.add(target, "host-config", f"{host} configuration that `agenthooks install` writes")
+        installer = bridges.load(spec)
+        for directory in dirs:
+            try:
+                targets = installer.config_targets(directory, env)
+            except Exception:  # an installer that cannot say is a bug its own tests catch
+                continue
+            for target in targets:
+                b.add(target, "host-config", f"{host} configuration that `agenthooks install` writes")
 
 
 def _build(cwd: str, env: Mapping[str, str]) -> tuple[ProtectedPath, ...]:
@@ -203,8 +209,12 @@ def _build(cwd: str, env: Mapping[str, str]) -> tuple[ProtectedPath, ...]:
 
 # -- cache -------------------------------------------------------------------------------------------
 
-_ENV_PREFIXES = ("AGENT_HOOKS_", "XDG_")
-_ENV_SUFFIXES = ("HOME", "_DIR", "PATH")
+#: the variables the protected set is derived from (ours, the platform's, the installers'): a
+#: change of any of them is a new set. Looked up one by one: iterating os.environ costs ~50 µs.
+_ENV_KEYS = ("AGENT_HOOKS_HOME", "HOME", "PATH", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
+             "XDG_STATE_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "PI_CODING_AGENT_DIR",
+             "GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+_SETTINGS_FILE: dict[tuple[str | None, ...], str] = {}
 _CACHE: dict[tuple[object, ...], tuple[tuple[ProtectedPath, ...], _Index]] = {}
 _CACHE_MAX = 32
 _LOCK = threading.Lock()
@@ -243,12 +253,14 @@ class _Index:
 
 
 def _key(cwd: str, env: Mapping[str, str]) -> tuple[object, ...]:
-    from .settings import user_dir
+    roots = tuple(env.get(k) for k in _ENV_KEYS)
+    settings_file = _SETTINGS_FILE.get(roots)
+    if settings_file is None:
+        from .settings import user_dir
 
-    roots = tuple(sorted((k, v) for k, v in env.items()
-                         if k.startswith(_ENV_PREFIXES) or k.endswith(_ENV_SUFFIXES)))
+        settings_file = _SETTINGS_FILE[roots] = str(user_dir(env) / "settings.toml")
     try:  # the user settings name more paths (organisation, hooks): a change there is a new set
-        st = os.stat(user_dir(env) / "settings.toml")
+        st = os.stat(settings_file)
         stamp: tuple[int, ...] = (st.st_mtime_ns, st.st_size, st.st_ino)
     except OSError:
         stamp = ()
@@ -277,6 +289,7 @@ def clear_cache() -> None:
     with _LOCK:
         _CACHE.clear()
         _PROGRAMS.clear()
+        _SETTINGS_FILE.clear()
 
 
 # -- the API the guard uses ------------------------------------------------------------------------
@@ -381,6 +394,51 @@ def weakening_subcommand(args: Sequence[str]) -> str | None:
         return f"`agenthooks guard packs {action}` {table['packs']}"
     why = table.get(sub)
     return f"`agenthooks {command} {sub}` {why}" if why else None
+
+
+#: files Python runs at every start when they sit in a site directory
+STARTUP_FILES = ("usercustomize.py", "sitecustomize.py")
+
+
+def unexpected_startup_files() -> list[str]:
+    """``.pth`` files and ``usercustomize``/``sitecustomize`` in this environment's site directories
+    that no installed distribution's ``RECORD`` lists and that are newer than every installed
+    distribution: what an agent's write (or anyone's) would look like. For ``doctor``.
+    """
+    import importlib.metadata as md
+    import site
+    import sysconfig
+
+    dirs = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib"), *getattr(site, "getsitepackages", list)()}
+    if site.ENABLE_USER_SITE:
+        dirs.add(site.getusersitepackages())
+    found: list[str] = []
+    for directory in sorted(d for d in dirs if d and os.path.isdir(d)):
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            continue
+        newest = 0.0  # the last install: the newest *.dist-info directory
+        for name in names:
+            if name.endswith((".dist-info", ".egg-info")):
+                try:
+                    newest = max(newest, os.stat(os.path.join(directory, name)).st_mtime)
+                except OSError:
+                    pass
+        suspects = []
+        for name in sorted(n for n in names if n.endswith(".pth") or n in STARTUP_FILES):
+            path = os.path.normpath(os.path.join(directory, name))
+            try:
+                if os.stat(path).st_mtime > newest:
+                    suspects.append(path)
+            except OSError:
+                continue
+        if not suspects:
+            continue  # the usual case: no RECORD needs reading
+        owned = {os.path.normpath(str(dist.locate_file(f)))
+                 for dist in md.distributions(path=[directory]) for f in dist.files or ()}
+        found.extend(p for p in suspects if p not in owned)
+    return found
 
 
 _PROGRAMS: dict[str | None, tuple[str, ...]] = {}

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .fileio import atomic_write
+from .fileio import SETTINGS_MAX, atomic_write, read_bounded
 
 DEFAULT_REFRESH_HOURS = 24.0
 FETCH_TIMEOUT = 5.0
@@ -60,7 +60,7 @@ def get(spec: dict[str, Any], user_file: Path, cache: Path) -> Fetched | str:
         if not path.is_absolute():
             path = user_file.parent / path
         try:
-            data = path.read_bytes()
+            data = read_bounded(path, SETTINGS_MAX)
         except OSError as exc:
             return f"organisation policy {path}: cannot read: {exc.strerror or exc}"
         if pin is not None and _digest(data) != pin:
@@ -81,13 +81,13 @@ def _fetch_pinned(url: str, pin: str, refresh_hours: float, cache: Path,
     cached, record = cache / f"{pin}.toml", cache / f"{pin}.json"
     data: bytes | None
     try:
-        data = cached.read_bytes()
+        data = read_bounded(cached, SETTINGS_MAX)
     except OSError:
         data = None
     if data is not None and _digest(data) != pin:
         data = None  # a damaged cache: fetch again
     try:
-        checked = json.loads(record.read_text(encoding="utf-8")).get("checked", 0.0)
+        checked = json.loads(read_bounded(record, SETTINGS_MAX)).get("checked", 0.0)
     except (OSError, ValueError, AttributeError):
         checked = 0.0
     if data is not None and time.time() - float(checked) < refresh_hours * 3600:

@@ -12,6 +12,8 @@ from typing import Any
 
 #: the statuses a plugin can have
 LOADED, DISABLED, FAILED, UNTRUSTED = "loaded", "disabled", "failed", "untrusted"
+#: a loaded plugin whose hookimpls were replaced after loading: its gating hooks deny
+TAMPERED = "tampered"
 #: the reason of a plugin switched off for one run (``disabled_extra``, ``agenthooks -p no:NAME``)
 RUN_DISABLED = "disabled for this run (-p no:NAME)"
 
@@ -24,7 +26,7 @@ class PluginInfo:
     source: str
     """entry-point, file, chibi or builtin"""
     status: str
-    """loaded, disabled, failed or untrusted"""
+    """loaded, disabled, failed, untrusted or tampered"""
     distribution: str | None = None
     version: str | None = None
     path: str | None = None

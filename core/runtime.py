@@ -32,7 +32,7 @@ from .event import HookEvent
 from .hookspecs import specs
 from .hookspecs.catalogue import BY_NAME, RUNTIME_HOOKS, HookDef, unknown_hook_message
 from .hookspecs.markers import PROJECT
-from .plugininfo import PluginInfo
+from .plugininfo import LOADED, TAMPERED, PluginInfo
 from .reducer import LoopState, Reduction, decide
 from .timeouts import call_in_thread, timed_caller
 from .validation import check_payload, too_deep
@@ -41,6 +41,8 @@ log = logging.getLogger("agent_hooks")
 log.addHandler(logging.NullHandler())
 
 DEFAULT_TIMEOUT = 30.0
+#: a plugin's hookimpls at registration: (attribute, function, code object) each
+Snapshot = tuple[tuple[str, Any, Any], ...]
 #: the bound bridges give hooks that have no default timeout (``pre_tool``: in-process it may wait
 #: for the user): a precise fail-closed answer before the transport's answer deadline (55 s) and
 #: the host's own hook timeout (Claude Code: 60 s), which would otherwise decide
@@ -197,6 +199,10 @@ class Runtime:
         self._meta: list[Handler] = []
         #: hooks being fired in the current context (thread or task): the re-entrancy guard
         self._active: ContextVar[tuple[str, ...]] = ContextVar(f"agent_hooks_active_{id(self):x}", default=())
+        #: what each registered plugin's hookimpls were at registration: (plugin, snapshot)
+        self._pins: dict[str, tuple[Any, Snapshot]] = {}
+        #: plugins found tampered with (name -> why); sticky: a restored function is still suspect
+        self._tampered: dict[str, str] = {}
         self._rebuild()  # every hook has a (possibly empty) handler list, even with no plugin
         for plugin in plugins:
             if isinstance(plugin, tuple):
@@ -234,6 +240,7 @@ class Runtime:
             self.pm.unregister(plugin, name=name)
             raise
         self._load_index[name] = len(self._load_index)
+        self._pins[name] = (plugin, self.snapshot(plugin))
         self._contexts[name] = HookContext(self, name, self.plugin_config.get(name))
         if external:
             self._external.add(name)
@@ -275,10 +282,61 @@ class Runtime:
         if not self.pm.has_plugin(name):
             raise PluginError(f"plugin {name!r} is not registered")
         self.pm.unregister(name=name)
+        self._pins.pop(name, None)
         self._load_index.pop(name, None)
         self._contexts.pop(name, None)
         self._external.discard(name)
         self._rebuild()
+
+    # -- tamper detection --------------------------------------------------------------------
+
+    def snapshot(self, plugin: Any) -> Snapshot:
+        """``plugin``'s hookimpls as they are now: (attribute, function, code object) each."""
+        out = []
+        for attr in dir(plugin):
+            try:
+                value = getattr(plugin, attr)
+            except Exception:  # a property that raises is no hookimpl
+                continue
+            if self.pm.parse_hookimpl_opts(plugin, attr) is None:
+                continue
+            out.append((attr, value, getattr(getattr(value, "__func__", value), "__code__", None)))
+        return tuple(out)
+
+    def mark_tampered(self, name: str, why: str) -> None:
+        """Record that plugin ``name`` is not what was loaded: its gating hooks deny from now on."""
+        self._tampered.setdefault(name, why)
+        info = self.plugin_info.get(name)
+        if isinstance(info, PluginInfo):
+            info.status, info.reason = TAMPERED, why
+
+    def tampered(self) -> dict[str, str]:
+        """Plugins whose registered hookimpls changed since registration (name -> why).
+
+        Compares what each plugin's hookimpl attributes and their code objects are now with the
+        snapshot taken when it was registered, and whether every plugin discovery loaded is still
+        registered as that same object: a monkeypatched function, a swapped ``__code__``,
+        ``pm.unregister``/``register`` games. Cheap enough for every gating call.
+        """
+        for name, (plugin, snap) in self._pins.items():
+            if name in self._tampered:
+                continue
+            if self.pm.get_plugin(name) is not plugin:
+                self.mark_tampered(name, "replaced in the plugin manager after it was loaded")
+                continue
+            for attr, value, code in snap:
+                now = getattr(plugin, attr, None)
+                if now is not value and now != value:
+                    self.mark_tampered(name, f"hookimpl {attr} replaced after it was loaded")
+                    break
+                if getattr(getattr(value, "__func__", value), "__code__", None) is not code:
+                    self.mark_tampered(name, f"the code of hookimpl {attr} replaced after it was loaded")
+                    break
+        for name, info in self.plugin_info.items():
+            if (isinstance(info, PluginInfo) and info.status == LOADED and name not in self._pins
+                    and name not in self._tampered):
+                self.mark_tampered(name, "unregistered after it was loaded")
+        return dict(self._tampered)
 
     def set_config(self, name: str, config: Any) -> None:
         self.plugin_config[name] = config
@@ -376,6 +434,13 @@ class Runtime:
             raise PayloadError(too_deep(hook, payload)) from None
         handlers = self._handlers[hook]
         notes: list[str] = []
+        if hd.fail_closed and (self._tampered or self._pins or self.plugin_info):
+            tampered = self.tampered()
+            if tampered:
+                # the handlers are not the ones that were loaded: none of them decides
+                for name, why in tampered.items():
+                    red.fail(name, f"tampered: {why}", "tampered")
+                return hd, red, HandlerCalls([], red, red.event, None, aio=aio), notes
         if hook in self._active.get():
             # chibi's rule: a hook fired from one of its own handlers skips in-process handlers
             inner = [h for h in handlers if h.external]

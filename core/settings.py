@@ -31,7 +31,7 @@ from typing import Any
 
 from . import orgpolicy
 from .errors import AgentHooksError
-from .fileio import atomic_write, locked
+from .fileio import SETTINGS_MAX, UnreadableFile, atomic_write, locked, read_bounded
 
 ENV_HOME = "AGENT_HOOKS_HOME"
 ENV_PLUGINS = "AGENT_HOOKS_PLUGINS"
@@ -190,11 +190,12 @@ def read_file(path: Path, scope: str, base: Path | None = None) -> SettingsFile:
     """
     sf = SettingsFile(path=path, scope=scope, base=base if base is not None else path.parent)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path, SETTINGS_MAX).decode("utf-8")
     except FileNotFoundError:
         return sf
-    except IsADirectoryError:
-        raise SettingsError(f"{path}: is a directory, not a settings file") from None
+    except UnreadableFile as exc:  # a symlink to /dev/zero, a FIFO, a 2 GB file: never read
+        raise SettingsError(f"{path}: {exc.strerror} (a settings file must be a regular file of at most "
+                            f"{SETTINGS_MAX >> 20} MiB)") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SettingsError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     return parse_text(text, sf)
@@ -570,9 +571,13 @@ def edit_file(path: Path, mutate: Callable[[Any], Any]) -> Any:
     try:
         with locked(path):
             try:
-                text = path.read_text(encoding="utf-8")
+                text = read_bounded(path, SETTINGS_MAX).decode("utf-8")
             except FileNotFoundError:
                 text = ""
+            except UnreadableFile as exc:
+                raise SettingsError(f"{path}: {exc.strerror}; not edited") from None
+            except UnicodeDecodeError as exc:
+                raise SettingsError(f"{path}: cannot read: {exc}; not edited") from None
             try:
                 doc = tomlkit.parse(text)
             except Exception as exc:

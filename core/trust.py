@@ -19,19 +19,26 @@ What is pinned:
   (a directory with ``__init__.py``): every file in its tree, since any of them may be executed;
 * a project-configured chibi plugin directory: the names and contents of the files in it.
 
+User hook files (``<user dir>/hooks/*.py``, the user settings' ``hooks`` entries and its
+``chibi_plugins`` directory) are pinned
+the same way, apart from any project (``"user"`` in ``trust.json``): the user directory is where
+an agent's one allowed write would make code load in every later session, so a new or changed
+user hook file does not load until a person runs ``agenthooks trust``, which shows what changed.
+
 Code is executed from the very bytes that were hashed (:func:`read_code`), never read twice, so a
 file rewritten between the check and the import cannot slip in (issue 17.12).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .fileio import atomic_write, locked
+from .fileio import HOOK_FILE_MAX, TRUST_MAX, UnreadableFile, atomic_write, locked, read_bounded
 from .settings import CODE_KEYS, POLICY_KEYS, user_dir
 
 if TYPE_CHECKING:
@@ -63,8 +70,9 @@ def store_path() -> Path:
 
 def _read_store() -> dict[str, Any]:
     try:
-        data = json.loads(store_path().read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+        data = json.loads(read_bounded(store_path(), TRUST_MAX))
+    except (FileNotFoundError, UnreadableFile, ValueError):
+        # a store that is not a regular JSON file under the cap trusts nothing (the safe reading)
         return {"version": 1, "projects": {}}
     if not isinstance(data, dict) or not isinstance(data.get("projects"), dict):
         return {"version": 1, "projects": {}}
@@ -80,13 +88,28 @@ def bytes_digest(data: bytes) -> str:
 
 
 def file_digest(path: Path) -> str:
-    with open(path, "rb") as fh:
-        return bytes_digest(fh.read())
+    return bytes_digest(read_bounded(path, HOOK_FILE_MAX))
+
+
+#: a hook package or chibi plugin directory: at most this many files, this many bytes in all
+TREE_MAX_FILES = 2000
+TREE_MAX_BYTES = 32 << 20
 
 
 def _tree(path: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(path)): p.read_bytes()
-            for p in sorted(path.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+    out: dict[str, bytes] = {}
+    total = 0
+    for p in sorted(path.rglob("*")):
+        if "__pycache__" in p.parts or not p.is_file():
+            continue
+        if len(out) >= TREE_MAX_FILES:
+            raise UnreadableFile(errno.EFBIG, f"holds over {TREE_MAX_FILES} files", str(path))
+        data = read_bounded(p, HOOK_FILE_MAX)
+        total += len(data)
+        if total > TREE_MAX_BYTES:
+            raise UnreadableFile(errno.EFBIG, f"holds over {TREE_MAX_BYTES >> 20} MiB", str(path))
+        out[str(p.relative_to(path))] = data
+    return out
 
 
 def tree_digest(files: dict[str, bytes]) -> str:
@@ -123,7 +146,7 @@ def read_code(path: Path) -> Code:
     if path.name == "__init__.py":
         files = _tree(path.parent)
         return Code(path, files, tree_digest(files), package=path.parent)
-    data = path.read_bytes()
+    data = read_bounded(path, HOOK_FILE_MAX)
     return Code(path, {path.name: data}, bytes_digest(data))
 
 
@@ -196,22 +219,26 @@ def current_items(settings: Settings) -> list[TrustItem]:
 
 
 class TrustState:
-    """The pins of one project, as stored; answers "may this load, and if not, why"."""
+    """The pins of one project (or of the user hook files), as stored; answers "may this load, and
+    if not, why"."""
 
-    def __init__(self, root: Path | None, pins: dict[str, str], trusted: bool) -> None:
+    def __init__(self, root: Path | None, pins: dict[str, str], trusted: bool, *, user: bool = False) -> None:
         self.root = root
         self.pins = pins
         self.trusted = trusted
         """the user trusted this project at some point"""
+        self.user = user
+        """the pins of the user hook files, not of a project"""
 
     def _check(self, key: str, digest: str, what: str) -> str | None:
         if not self.trusted:
             return f"project {self.root} is not trusted (run `agenthooks trust` there to allow its {what})"
         pinned = self.pins.get(key)
+        since = "your user hook files were last trusted" if self.user else "the project was trusted"
         if pinned is None:
-            return f"{what} added since the project was trusted (run `agenthooks trust` again)"
+            return f"{what} added since {since} (run `agenthooks trust` to allow it)"
         if pinned != digest:
-            return f"{what} changed since the project was trusted (run `agenthooks trust` again)"
+            return f"{what} changed since {since} (run `agenthooks trust` to allow it)"
         return None
 
     def file_reason(self, path: Path) -> str | None:
@@ -280,6 +307,50 @@ def revoke(root: Path) -> bool:
         if removed:
             _write_store(data)
     return removed
+
+
+def user_hook_files(settings: Settings) -> list[Path]:
+    """The user hook files as they are now: ``<user dir>/hooks/*.py``, then the user settings' ``hooks``."""
+    hooks_dir = user_dir() / "hooks"
+    files = sorted(p for p in hooks_dir.glob("*.py") if p.is_file()) if hooks_dir.is_dir() else []
+    for hp in settings.hook_paths("user"):
+        files.extend(p for p in expand_hook_path(hp.path) if p.is_file())
+    return files
+
+
+def current_user_items(settings: Settings) -> list[TrustItem]:
+    """Every user hook file as it is now (what ``agenthooks trust`` pins for the user)."""
+    items: dict[str, TrustItem] = {}
+    for path in user_hook_files(settings):
+        try:
+            item = code_item(path)
+        except OSError:
+            continue  # unreadable: it cannot load either, and discovery says why
+        items.setdefault(item.path, item)
+    chibi = settings.chibi_plugins()
+    if chibi is not None and chibi[1] == "user" and chibi[0].is_dir():
+        try:
+            items.setdefault(_key(chibi[0]), TrustItem("chibi-dir", _key(chibi[0]), dir_digest(chibi[0])))
+        except OSError:
+            pass
+    return list(items.values())
+
+
+def user_state() -> TrustState:
+    """The pins of the user hook files (none yet: every user hook file is new)."""
+    entry = _read_store().get("user")
+    pins = dict(entry.get("pins") or {}) if isinstance(entry, dict) else {}
+    return TrustState(None, pins, True, user=True)
+
+
+def trust_user(settings: Settings) -> list[TrustItem]:
+    """Pin the user hook files as they are now; returns what was pinned."""
+    items = current_user_items(settings)
+    with locked(store_path()):
+        data = _read_store()
+        data["user"] = {"pins": {i.path: i.digest for i in items}}
+        _write_store(data)
+    return items
 
 
 def trusted_projects() -> dict[str, dict[str, str]]:

@@ -24,8 +24,9 @@ ADAPTERS: dict[str, str] = {
 }
 
 #: host name -> installer module; it provides ``install(scope, project_dir, dry_run, out, **options) -> int``,
-#: ``uninstall(scope, project_dir, dry_run, out) -> int``, ``SCOPES`` (the first is the default) and
-#: ``status(cwd) -> list[str]`` (doctor lines, each starting "ok: ", "warning: " or "problem: ")
+#: ``uninstall(scope, project_dir, dry_run, out) -> int``, ``SCOPES`` (the first is the default),
+#: ``status(cwd) -> list[str]`` (doctor lines, each starting "ok: ", "warning: " or "problem: ") and
+#: ``config_targets(project_dir, environ) -> list[Path]`` (every file it may write: the control plane)
 INSTALLERS: dict[str, str] = {
     "claude-code": "agent_hooks_core.bridges.claude_code_install",
     "pi": "agent_hooks_core.bridges.pi.install:PI",

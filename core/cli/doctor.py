@@ -92,6 +92,9 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
         status = row.get("status")
         if status == "untrusted":
             add(Finding("warning", "plugins", f"plugin {name!r} not loaded (untrusted): {row.get('reason')}", name))
+        elif status == "tampered":
+            add(Finding("error", "plugins", f"plugin {name!r} was tampered with: {row.get('reason')}; "
+                                            "gating hooks deny while it is", name))
         elif status == "failed" and name not in seen_errors:
             add(Finding("error", "plugins", f"plugin {name!r} not loaded: {row.get('reason')}", name))
         elif status == "loaded":
@@ -107,7 +110,9 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
                 if message is not None:
                     add(Finding("error", "plugins", f"plugin {name!r} needs settings: {message}", name))
     counts = {s: sum(1 for r in plugin_rows if r.get("status") == s)
-              for s in ("loaded", "disabled", "failed", "untrusted")}
+              for s in ("loaded", "disabled", "failed", "untrusted", "tampered")}
+    if not counts["tampered"]:
+        del counts["tampered"]
     add(Finding("ok" if not counts["failed"] else "info", "plugins",
                 ", ".join(f"{n} {s}" for s, n in counts.items())))
 
@@ -126,6 +131,11 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
         elif items:
             add(Finding("warning", "trust", f"project {settings.project_root} is not trusted: its {len(items)} "
                                             "code item(s) do not load; `agenthooks trust` to allow them"))
+    from ..controlplane import unexpected_startup_files
+
+    for path in unexpected_startup_files():
+        add(Finding("warning", "plugins", f"{path} runs at every Python start, belongs to no installed "
+                                          "distribution and is newer than all of them: check who wrote it"))
     from ..bridges import INSTALLERS, load
 
     for host, spec in INSTALLERS.items():  # every host's installer says how its wiring looks
@@ -186,10 +196,11 @@ def register(app: typer.Typer) -> None:
         list_: Annotated[bool, typer.Option("--list", help="List the trusted projects.")] = False,
         json_: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     ) -> None:
-        """Allow this project's hook files, settings hooks and settings policy to load, pinned to their content.
+        """Allow this project's hook files, settings hooks and settings policy, and your user hook files, to load, pinned to their content.
 
         A file that changes afterwards (or a new one) does not load until you trust again; a
-        changed `disabled`, plugin section or timeout is ignored until then.
+        changed `disabled`, plugin section or timeout is ignored until then. Outside a project,
+        only your user hook files are pinned.
         """
         from .. import trust
         from ..settings import find_project_root, load_settings
@@ -206,8 +217,11 @@ def register(app: typer.Typer) -> None:
         if not where.is_dir():
             fail(f"{where}: not a directory")
         project_root = find_project_root(where)
-        if project_root is None:
+        if project_root is None and revoke:
             fail(f"no project at {where.resolve()}: a project is a directory holding .agent-hooks/")
+        if project_root is None:
+            _trust_user(load_settings(where, common.OPTIONS.settings_path), show, json_)
+            return
         if revoke:
             removed = trust.revoke(project_root)
             if json_:
@@ -222,23 +236,75 @@ def register(app: typer.Typer) -> None:
         if show:
             rows = [{"kind": item.kind, "path": item.path, "status": item_status(state, item)}
                     for item in trust.current_items(settings)]
+            user_rows = _user_rows(settings)
             if json_:
-                echo_json({"project": str(project_root), "trusted": state.trusted, "items": rows})
+                echo_json({"project": str(project_root), "trusted": state.trusted, "items": rows,
+                           "user": user_rows})
                 return
             print(f"{project_root}: {'trusted' if state.trusted else 'not trusted'}")
             for row in rows:
                 print(f"  {row['status']:<9} {row['kind']:<9} {row['path']}")
+            _print_user_rows(user_rows)
             return
+        user_rows = _user_rows(settings)
         pinned = trust.trust(settings)
+        user_pinned = trust.trust_user(settings)
         if json_:
             echo_json({"project": str(project_root), "store": str(trust.store_path()),
-                       "pinned": [asdict(i) for i in pinned]})
+                       "pinned": [asdict(i) for i in pinned], "user": [asdict(i) for i in user_pinned]})
             return
+        _print_user_rows(user_rows, changed_only=True)
+        if user_pinned:
+            print(f"Trusted your user hook files ({len(user_pinned)} pinned)")
         print(f"Trusted {project_root} ({len(pinned)} item(s) pinned in {trust.store_path()}):")
         for item in pinned:
             print(f"  {item.kind:<12} {item.path}  {item.digest[:19]}…")
         if not pinned:
             print("  (nothing to pin yet: hook files added later need `agenthooks trust` again)")
+
+
+def _user_rows(settings: Any) -> list[dict[str, str]]:
+    """The user hook files now, and the pinned ones that are gone: what `trust` would change."""
+    from .. import trust
+
+    state = trust.user_state()
+    items = trust.current_user_items(settings)
+    rows = [{"kind": item.kind, "path": item.path, "status": item_status(state, item)} for item in items]
+    now = {item.path for item in items}
+    rows.extend({"kind": "hook-file", "path": path, "status": "removed"} for path in sorted(state.pins)
+                if path not in now)
+    return rows
+
+
+def _print_user_rows(rows: list[dict[str, str]], changed_only: bool = False) -> None:
+    shown = [r for r in rows if not changed_only or r["status"] != "trusted"]
+    if not rows or (changed_only and not shown):
+        return
+    print("user hook files" + (" (what changed):" if changed_only else ":"))
+    for row in shown:
+        status = row["status"].split(",")[0] if changed_only else row["status"]  # new, changed, removed
+        print(f"  {status:<9} {row['kind']:<9} {row['path']}")
+
+
+def _trust_user(settings: Any, show: bool, json_: bool) -> None:
+    """`agenthooks trust` outside a project: the user hook files only."""
+    from .. import trust
+
+    rows = _user_rows(settings)
+    if show:
+        if json_:
+            echo_json({"project": None, "user": rows})
+        elif rows:
+            _print_user_rows(rows)
+        else:
+            print("No user hook files (and no project here).")
+        return
+    pinned = trust.trust_user(settings)
+    if json_:
+        echo_json({"project": None, "store": str(trust.store_path()), "user": [asdict(i) for i in pinned]})
+        return
+    _print_user_rows(rows, changed_only=True)
+    print(f"Trusted your user hook files ({len(pinned)} pinned in {trust.store_path()})")
 
 
 def item_status(state: Any, item: Any) -> str:

@@ -67,7 +67,7 @@ def _unknown(name: str, known: list[str]) -> str:
     return f"unknown plugin {name!r}{hint}; `agenthooks plugins list` shows them"
 
 
-_STYLE = {"loaded": "green", "disabled": "yellow", "failed": "red", "untrusted": "magenta"}
+_STYLE = {"loaded": "green", "disabled": "yellow", "failed": "red", "untrusted": "magenta", "tampered": "bold red"}
 
 
 def print_rows(data: list[dict[str, Any]]) -> None:

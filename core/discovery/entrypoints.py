@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..fileio import atomic_write
+from ..fileio import TRUST_MAX, atomic_write, read_bounded
 from ..settings import cache_dir, normalize_name
 
 GROUP = "agent_hooks"
@@ -125,7 +125,7 @@ def scan_entry_points(use_cache: bool = True) -> list[EntryPointRecord]:
     path = _cache_file()
     if use_cache:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_bounded(path, TRUST_MAX))
             if data.get("version") == CACHE_VERSION and data.get("stamps") == stamps:
                 records = [EntryPointRecord(*r) for r in data["records"]]
                 _MEMO = (stamps, records)

@@ -113,6 +113,13 @@ def load_runtime(
     show_trace = env_flag(ENV_TRACE) if trace is None else trace
     stream = sys.stderr
 
+    # Entry-point plugins are imported (and their hookimpls recorded) before any hook file runs,
+    # so a hook file cannot replace an installed plugin's functions before it is registered.
+    preloaded: dict[str, _Preloaded] = {}
+    for cand in the_plan.candidates:
+        if cand.status is None and cand.record is not None:
+            preloaded[cand.name] = _preload(rt, cand.record.value)
+
     for cand in the_plan.candidates:
         info = PluginInfo(cand.name, cand.source, cand.status or LOADED, scope=cand.scope,
                           reason=cand.reason or cand.note, required=settings.required_by(cand.names))
@@ -124,8 +131,9 @@ def load_runtime(
         rt.plugin_info[cand.name] = info
         if cand.status is None:
             start = time.perf_counter()
-            error = _load_one(rt, cand, info, the_plan, plugin_config)
-            info.load_ms = round((time.perf_counter() - start) * 1000, 3)
+            pre = preloaded.get(cand.name)
+            error = _load_one(rt, cand, info, the_plan, plugin_config, pre)
+            info.load_ms = round((time.perf_counter() - start + (pre.seconds if pre else 0.0)) * 1000, 3)
             if error is not None:
                 info.status, info.reason = FAILED, error.message
                 rt.load_errors.append(error)
@@ -135,7 +143,7 @@ def load_runtime(
     if the_plan.chibi_dir is not None:
         _load_chibi(rt, *the_plan.chibi_dir, the_plan.chibi_reason)
 
-    reasons = [*the_plan.gate_reasons, *_required_problems(rt, the_plan)]
+    reasons = [*the_plan.gate_reasons, *_required_problems(rt, the_plan), *_gating_failures(rt)]
     if reasons:
         gatekeeper = gate.RequiredGate(reasons)
         rt.register(gatekeeper, name=gate.NAME)
@@ -147,12 +155,48 @@ def load_runtime(
         rt.register(TracePlugin(stream), name="trace")
         rt.plugin_info["trace"] = PluginInfo("trace", "builtin", LOADED, reason="--trace / AGENT_HOOKS_TRACE")
 
+    rt.tampered()  # a hook file that patched a plugin while loading: `plugins list`, `doctor` say so
     ranked = effective_order(rt)
     for name, raw in rt.plugin_info.items():
         if isinstance(raw, PluginInfo) and raw.status == LOADED and name in ranked:
             raw.hooks = rt.hooks_of(name)
             raw.order = ranked.index(name) + 1
     return rt
+
+
+@dataclass
+class _Preloaded:
+    """An entry point imported ahead of the hook files: the object and its hookimpls then, or the error."""
+
+    obj: Any = None
+    snapshot: Any = None
+    error: BaseException | None = None
+    seconds: float = 0.0
+
+
+def _preload(rt: Runtime, value: str) -> _Preloaded:
+    start = time.perf_counter()
+    try:
+        with contextlib.redirect_stdout(sys.stderr), _without_cwd_on_path():
+            obj = import_entry_point(value)
+        found = _Preloaded(obj, rt.snapshot(obj))
+    except (Exception, SystemExit) as exc:
+        found = _Preloaded(error=exc)
+    found.seconds = time.perf_counter() - start
+    return found
+
+
+def _gating_failures(rt: Runtime) -> list[str]:
+    """A plugin that failed to load and implements a gating hook (or may: an import error hides
+    which hooks it has) would have had a say in every gating decision: without it, deny."""
+    problems = []
+    for name, info in rt.plugin_info.items():
+        if not isinstance(info, PluginInfo) or info.status != FAILED:
+            continue
+        if info.hooks and not any(h in gate.GATING_HOOKS for h in info.hooks):
+            continue  # known to implement no gating hook: its absence allows nothing
+        problems.append(f"plugin {name!r} failed to load: {info.reason}")
+    return problems
 
 
 def _required_problems(rt: Runtime, the_plan: LoadPlan) -> list[str]:
@@ -216,18 +260,23 @@ def _without_cwd_on_path() -> Iterator[None]:
 
 
 def _load_one(rt: Runtime, cand: Candidate, info: PluginInfo, the_plan: LoadPlan,
-              plugin_config: dict[str, Any] | None) -> HookError | None:
+              plugin_config: dict[str, Any] | None, pre: _Preloaded | None = None) -> HookError | None:
     what = cand.record.value if cand.record is not None else str(cand.path)
     try:
         with contextlib.redirect_stdout(sys.stderr):  # stdout may be a protocol channel (JSON)
-            if cand.record is not None:
+            if pre is not None:
+                if pre.error is not None:
+                    raise pre.error
+                obj = pre.obj
+            elif cand.record is not None:
                 with _without_cwd_on_path():
                     obj = import_entry_point(cand.record.value)
             else:
                 assert cand.path is not None
                 code = read_code(cand.path)
-                if cand.scope == "project" and the_plan.trust is not None:
-                    untrusted = the_plan.trust.code_reason(code)
+                pins = {"project": the_plan.trust, "user": the_plan.user_trust}.get(cand.scope or "")
+                if pins is not None:
+                    untrusted = pins.code_reason(code)
                     if untrusted is not None:  # changed since planning: these bytes never run
                         info.status, info.reason = UNTRUSTED, untrusted
                         return None
@@ -241,7 +290,10 @@ def _load_one(rt: Runtime, cand: Candidate, info: PluginInfo, the_plan: LoadPlan
         rt.register(obj, name=cand.name)
     except PluginError as exc:
         message = str(exc).removeprefix(f"plugin {cand.name!r}: ")
+        info.hooks = [attr for attr, _, _ in rt.snapshot(obj)]
         return HookError(cand.name, "register", message, "load")
+    if pre is not None and rt.snapshot(obj) != pre.snapshot:
+        rt.mark_tampered(cand.name, "hookimpls replaced between import and registration (by a hook file?)")
     section, origins = the_plan.settings.plugin_section(cand.names)
     if plugin_config and any(k in plugin_config for k in cand.names):
         extra = next(plugin_config[k] for k in cand.names if k in plugin_config)
@@ -249,6 +301,7 @@ def _load_one(rt: Runtime, cand: Candidate, info: PluginInfo, the_plan: LoadPlan
         origins = [*origins, "plugin_config="]
     problem = configure(rt, cand.name, section, origins)
     if problem is not None:
+        info.hooks = rt.hooks_of(cand.name)
         rt.unregister(cand.name)
         return HookError(cand.name, "config", problem, "load")
     return None

@@ -4,7 +4,8 @@ Load order:
 
 a. project hook files: ``<project>/.agent-hooks/hooks/*.py`` (sorted by file name), then the
    project settings' ``hooks`` entries; both only when trusted (:mod:`agent_hooks_core.trust`);
-b. user hook files: ``<user dir>/hooks/*.py`` (sorted), then the user settings' ``hooks``;
+b. user hook files: ``<user dir>/hooks/*.py`` (sorted), then the user settings' ``hooks``; each
+   only while it is what ``agenthooks trust`` pinned for the user (:func:`agent_hooks_core.trust.user_state`);
 c. ``--hook PATH`` files (``hook_paths=``), in the order given;
 d. entry-point plugins (group ``agent_hooks``), sorted by entry-point name, then distribution;
 e. chibi subprocess plugins (``chibi_plugins`` setting or ``--chibi-plugins DIR``).
@@ -29,6 +30,7 @@ from .. import trust
 from ..errors import HookError
 from ..plugininfo import DISABLED, FAILED, RUN_DISABLED, UNTRUSTED
 from ..settings import POLICY_KEYS, Settings, normalize_name, user_dir
+from ..trust import TrustState
 from .entrypoints import EntryPointRecord, scan_entry_points
 
 
@@ -72,6 +74,8 @@ class LoadPlan:
     """why gating hooks must deny whatever loads (a missing selected plugin, no organisation policy)"""
     notices: list[str] = field(default_factory=list)
     """one line each for the user: skipped project code, ignored project settings"""
+    user_trust: TrustState | None = None
+    """the user hook files' pins, when the plan looked at user hook files"""
 
     def find(self, name: str) -> list[Candidate]:
         return [c for c in self.candidates if c.matches(name)]
@@ -95,12 +99,19 @@ def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (
     notices: list[str] = []
     files: list[tuple[Path, str, bool]] = []  # (path, scope, named by the project settings)
     trust_state: trust.TrustState | None = None
+    user_trust: trust.TrustState | None = None
 
     def trust_of() -> trust.TrustState:
         nonlocal trust_state
         if trust_state is None:
             trust_state = trust.state(settings)
         return trust_state
+
+    def user_trust_of() -> trust.TrustState:
+        nonlocal user_trust
+        if user_trust is None:
+            user_trust = trust.user_state()
+        return user_trust
 
     root = settings.project_root
     if settings.project is not None and any(settings.project.has(k) for k in POLICY_KEYS):
@@ -117,8 +128,10 @@ def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (
     udir = user_dir() / "hooks"
     if udir.is_dir():
         files.extend((p, "user", False) for p in sorted(udir.glob("*.py")) if p.is_file())
+    # a settings file named on the command line (``--settings``) is as explicit as ``--hook``
+    user_scope = "cli" if settings.user_settings_explicit else "user"
     for hp in settings.hook_paths("user"):
-        files.extend((p, "user", False) for p in trust.expand_hook_path(hp.path))
+        files.extend((p, user_scope, False) for p in trust.expand_hook_path(hp.path))
     for raw in hook_paths:
         files.extend((p, "cli", False) for p in trust.expand_hook_path(Path(raw).expanduser()))
 
@@ -151,6 +164,10 @@ def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (
         elif scope == "project":
             reason = (trust_of().settings_reason(settings) if from_settings else None) or \
                 trust_of().file_reason(path)
+            if reason:
+                cand.status, cand.reason = UNTRUSTED, reason
+        elif scope == "user":
+            reason = user_trust_of().file_reason(path)
             if reason:
                 cand.status, cand.reason = UNTRUSTED, reason
         if cand.status is None:
@@ -205,6 +222,10 @@ def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (
                 chibi_reason = trust_of().settings_reason(settings)
                 if chibi_reason is None and configured[0].is_dir():
                     chibi_reason = trust_of().dir_reason(configured[0])
+            elif not settings.user_settings_explicit and configured[0].is_dir():
+                chibi_reason = user_trust_of().dir_reason(configured[0])
+                if chibi_reason:
+                    notices.append(f"skipped chibi plugins in {configured[0]}: {chibi_reason}")
 
     known = [n for c in candidates for n in c.names]
     for name in extra_off:
@@ -213,15 +234,21 @@ def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (
     for name, where, origin in settings.names_mentioned():
         if not any(c.matches(name) for c in candidates):
             warnings.append(f"{origin}: {where} names {name!r}, which matches no plugin{_suggest(name, known)}")
-    untrusted = [c for c in candidates if c.status == UNTRUSTED]
-    if untrusted or chibi_reason:
-        what = ", ".join(c.name for c in untrusted) + (", chibi plugins" if chibi_reason and untrusted else
-                                                       "chibi plugins" if chibi_reason else "")
+    untrusted_user = [c for c in candidates if c.status == UNTRUSTED and c.scope == "user"]
+    if untrusted_user:
+        notices.append(f"skipped user hook file(s) {', '.join(c.name for c in untrusted_user)}: new or changed "
+                       "since you last trusted them (`agenthooks trust --show` says what changed; "
+                       "`agenthooks trust` allows them)")
+    untrusted = [c for c in candidates if c.status == UNTRUSTED and c.scope != "user"]
+    project_chibi = chibi_reason if chibi_dir is not None and chibi_dir[1] == "project" else None
+    if untrusted or project_chibi:
+        what = ", ".join(c.name for c in untrusted) + (", chibi plugins" if project_chibi and untrusted else
+                                                       "chibi plugins" if project_chibi else "")
         notices.append(f"project {root}: skipped untrusted {what} "
                        "(`agenthooks trust --show` says why; `agenthooks trust` allows them)")
     notices.extend(settings.notices)
     return LoadPlan(settings, candidates, chibi_dir, chibi_reason, errors, warnings, trust_state,
-                gate_reasons, notices)
+                    gate_reasons, notices, user_trust)
 
 
 def _apply_switches(cand: Candidate, settings: Settings, extra_off: list[str]) -> None:

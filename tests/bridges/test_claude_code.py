@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.trusting import trust_user_hooks
+
 from .payloads import SAMPLES, TOOL_INPUTS, event
 
 BLOCK = {"answer": {"block": True, "reason": "not here"}}
@@ -490,6 +492,7 @@ def test_plugins_from_the_users_settings(cc_subprocess, tmp_path):
 
     home = Path(os.environ["AGENT_HOOKS_HOME"])
     (home / "settings.toml").write_text(f"hooks = [{str(PLUGIN)!r}]\n")
+    trust_user_hooks()
     r = cc_subprocess(event("PreToolUse", cc_subprocess.cwd), {"pre_tool": BLOCK}, plugin=False)
     assert r.json == deny("not here")
 

@@ -19,6 +19,8 @@ from agent_hooks_core.cli import hosts
 from agent_hooks_core.serve import paths
 from typer.testing import CliRunner
 
+from tests.support.trusting import trust_user_hooks
+
 from ..serve.conftest import start_server
 from .cc_schema import problems
 from .payloads import event
@@ -167,6 +169,7 @@ def test_what_install_writes_works_against_a_real_server(project, cli, monkeypat
     ah_home = Path(os.environ["AGENT_HOOKS_HOME"])
     ah_home.mkdir(parents=True, exist_ok=True)
     (ah_home / "settings.toml").write_text(f"hooks = [{json.dumps(str(hook))}]\n")
+    trust_user_hooks()
     assert invoke(cli, "install", "claude-code", "--local", "--transport", "http").exit_code == 0
     settings = local(project)
     srv = start_server(ah_home, {"AGENT_HOOKS_SERVE_PORT": str(port)})

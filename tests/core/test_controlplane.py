@@ -211,3 +211,31 @@ def test_covering_is_cached(world: dict[str, Path]) -> None:
     project = str(world["project"])
     first = protected_paths(cwd=project)
     assert protected_paths(cwd=project) is first
+
+
+def test_unexpected_startup_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site_dir = tmp_path / "site-packages"
+    info = site_dir / "demo-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n")
+    (info / "RECORD").write_text("demo.pth,,\ndemo-1.0.dist-info/METADATA,,\n")
+    owned = site_dir / "demo.pth"
+    owned.write_text("")
+    old = site_dir / "old.pth"
+    old.write_text("")
+    os.utime(old, (1, 1))  # older than the install: how a distro or an old tool left it
+    monkeypatch.setattr(sysconfig, "get_path", lambda name, *a, **k: str(site_dir))
+    monkeypatch.setattr(site, "getsitepackages", lambda: [str(site_dir)])
+    monkeypatch.setattr(site, "ENABLE_USER_SITE", False)
+    assert controlplane.unexpected_startup_files() == []
+    os.utime(info, (2, 2))
+    for name in ("zz-evil.pth", "usercustomize.py"):
+        (site_dir / name).write_text("import os\n")
+    found = controlplane.unexpected_startup_files()
+    assert found == [str(site_dir / "usercustomize.py"), str(site_dir / "zz-evil.pth")]
+
+
+def test_project_scope_host_configs_of_the_project_above_the_cwd(world: dict[str, Path]) -> None:
+    project = world["project"]
+    assert kind_of(project / ".claude" / "settings.json", project / "src") == "host-config"
+    assert kind_of(project / "src" / ".codex" / "hooks.json", project / "src") == "host-config"

@@ -21,6 +21,8 @@ from agent_hooks_core import Runtime
 from agent_hooks_core.dialects import chibi_exec
 from agent_hooks_core.dialects.chibi_plugins import load_directory
 
+from tests.support.trusting import trust_user_hooks
+
 PLUGIN = Path(__file__).with_name("exec_plugin.py")
 
 
@@ -286,6 +288,7 @@ def test_a_chibi_plugin_dir_holding_the_wrapper_does_not_recurse(chibi: Any, tmp
                                                                  _isolated_home: Path) -> None:
     d = wrapper_dir(tmp_path)
     (_isolated_home / "settings.toml").write_text(f"chibi_plugins = {json.dumps(str(d))}\n")
+    trust_user_hooks()
     r = chibi("--schema")
     assert r.code == 0 and "pre_tool" in r.json["hooks"]
     assert not (tmp_path / "wrapper.log").exists()  # agenthooks chibi did not run chibi's plugins

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.trusting import trust_user_hooks
+
 from .conftest import FakeSite, plain, write
 
 DANGER = json.dumps({"tool_name": "bash", "arguments": {"command": "danger"}})
@@ -70,6 +72,7 @@ def test_plugins_list_shows_every_plugin_with_status_and_order(cli, site: FakeSi
     site.add("off", "raise RuntimeError\n")
     write(home / "hooks/local.py", plain("local"))
     write(home / "settings.toml", 'disabled = ["off", "audit"]\norder = ["alpha"]\n')
+    trust_user_hooks()
     data = rows(cli("plugins", "list", "--json"))
     assert data["alpha"] | {"load_ms": None} == {
         "name": "alpha", "source": "entry-point", "status": "loaded", "distribution": "agent-hooks-alpha",
@@ -303,7 +306,7 @@ def test_doctor_names_the_culprits(cli, site: FakeSite, home: Path) -> None:
     assert "'ghost', which matches no plugin" in r.out and "unknown key 'bogus'" in r.out
     report = cli("doctor", "--json").json
     culprits = {f["plugin"] for f in report["findings"] if f["level"] == "error"}
-    assert culprits == {"broken", "required"}
+    assert culprits == {"broken", "required", None}  # None: "gating hooks deny every call"
     assert report["versions"]["agent-hooks-core"] == "0.1.0"
 
 
@@ -336,7 +339,9 @@ def test_trust_command(cli, home: Path, project: Path) -> None:
 
 def test_trust_outside_a_project(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert "no project" in one_line_error(cli("trust"))
+    assert "no project" in one_line_error(cli("trust", "--revoke"))
+    r = cli("trust")  # outside a project: the user hook files only
+    assert r.code == 0 and "user hook files" in r.out
 
 
 # -- new-plugin and plugin commands ---------------------------------------------------------------

@@ -12,6 +12,8 @@ import pytest
 from agent_hooks_core import Runtime, discovery
 from agent_hooks_core.discovery import load_runtime
 
+from tests.support.trusting import trust_user_hooks
+
 from .conftest import FakeSite, plain, write
 
 GOOD = {"tool_name": "bash", "arguments": {"command": "danger"}}
@@ -80,7 +82,12 @@ def test_broken_plugins_are_recorded_and_the_rest_load(site: FakeSite) -> None:
         assert rt.plugin_info[name].status == "failed"
         assert rt.plugin_info[name].reason == errors[name].message
         assert name not in rt.plugins
-    assert "good" in rt.plugins and "good" in rt.fire("pre_tool", GOOD).handlers
+    assert "good" in rt.plugins
+    # a broken plugin may have been the one that says no: gating hooks deny, naming it
+    out = rt.fire("pre_tool", GOOD)
+    assert out.result.block and out.stopped_by == "required-gate"
+    assert all(repr(name) in out.result.reason for name in ("imports", "bad-signature", "crashes"))
+    assert "unknown-hook" not in out.result.reason  # it implements no gating hook
 
 
 CONFIGURED = """
@@ -174,6 +181,7 @@ def test_autoload_off_keeps_entry_points_out_but_loads_hook_files(
     write(home / "hooks/mine.py", plain("mine"))
     extra = write(tmp_path / "extra.py", plain("extra"))
     monkeypatch.setenv("AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD", "1")
+    trust_user_hooks()
     rt = load_runtime(hook_paths=[extra])
     assert rt.plugins == ["mine", "extra"]
     assert "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD" in (rt.plugin_info["alpha"].reason or "")
@@ -197,6 +205,7 @@ def test_load_order_project_user_cli_entry_points_then_explicit_order(
     write(home / "settings.toml", f'hooks = ["{listed}"]\ndisabled = ["guard", "audit", "otel"]\n')
     cli_file = write(tmp_path / "c1.py", plain("c1"))
     trust.trust(load_settings(project))
+    trust_user_hooks()
     rt = load_runtime(hook_paths=[cli_file])
     assert rt.plugins == ["p1", "p2", "u1", "u2", "c1", "alpha", "zeta"]
     assert [rt.plugin_info[n].scope for n in rt.plugins[:5]] == ["project", "project", "user", "user", "cli"]
@@ -219,8 +228,9 @@ def test_hook_paths_in_settings_expand_home_and_resolve_relative_to_their_base(
     write(home / "dir/d2.py", plain("d2"))
     write(home / "settings.toml", 'hooks = ["~/hooks-elsewhere/tilde.py", "rel/relative.py", "dir", "gone.py"]\n'
                                   'disabled = ["guard", "audit", "otel"]\n')
+    trust_user_hooks()
     rt = load_runtime()
-    assert rt.plugins == ["tilde", "relative", "d1", "d2"]
+    assert rt.plugins == ["tilde", "relative", "d1", "d2", "required-gate"]  # "gone" may have been a gate
     assert rt.plugin_info["gone"].status == "failed"
     assert any(e.plugin == "gone" and "no such file" in e.message for e in rt.load_errors)
 

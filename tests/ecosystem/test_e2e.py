@@ -164,7 +164,10 @@ def test_broken_plugins_are_skipped_and_doctor_names_them(fresh_venv, wheelhouse
 
     code, out, err = agenthooks(venv, "fire", "pre_tool", "--data",
                                 '{"tool_name": "bash", "arguments": {"command": "danger"}}', env=env)
-    assert code == 3 and json.loads(out) == {"block": True, "reason": "good says no", "message": "good says no"}
+    # any of them may have been the one to say no: the gating hook denies and names them
+    assert code == 3 and json.loads(out)["block"] is True
+    assert all(f"plugin {name!r} failed to load" in json.loads(out)["reason"]
+               for name in ("badimport", "badsig", "badconfig"))
     for name in ("badimport", "badsig", "badconfig"):
         assert f"plugin {name!r} not loaded" in err
 
@@ -174,10 +177,11 @@ def test_broken_plugins_are_skipped_and_doctor_names_them(fresh_venv, wheelhouse
     assert "plugin 'badimport' not loaded (cannot be imported)" in text and "agent_hooks_no_such_dependency" in text
     assert "plugin 'badsig' not loaded (has an invalid hookimpl)" in text and "bogus_argument" in text
     assert "plugin 'badconfig' not loaded (has invalid settings)" in text and "level" in text and "'high'" in text
-    assert "1 loaded" in text
+    assert "2 loaded" in text  # good, and the gate that denies in their place
 
     code, out, err = agenthooks(venv, "doctor", "--json", env=env)
     report = json.loads(out)
     errors = {f["plugin"]: f["message"] for f in report["findings"] if f["level"] == "error"}
-    assert set(errors) == {"badimport", "badsig", "badconfig"}
+    assert set(errors) == {"badimport", "badsig", "badconfig", None}
+    assert errors[None].startswith("gating hooks deny every call")
     assert str(home / "settings.toml") in errors["badconfig"]

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from agent_hooks_core import trust
-from agent_hooks_core.discovery import load_runtime
+from agent_hooks_core.discovery import load_runtime, plan_of
 from agent_hooks_core.settings import load_settings
 
 from .conftest import plain, write
@@ -66,12 +66,20 @@ def test_project_settings_hooks_need_trust_and_so_does_disabling(home: Path, pro
     assert rt.plugin_info["extra"].status == "untrusted" and rt.plugin_info["other"].status == "untrusted"
 
 
-def test_user_hooks_and_explicit_hook_paths_need_no_trust(home: Path, project: Path) -> None:
+def test_user_hooks_need_their_own_trust_and_explicit_hook_paths_none(home: Path, project: Path) -> None:
     write(home / "settings.toml", NO_PLUGINS)
-    write(home / "hooks/mine.py", plain("mine"))
+    mine = write(home / "hooks/mine.py", plain("mine"))
     proj = write(project / ".agent-hooks/hooks/proj.py", plain("proj"))
     rt = load_runtime()
+    assert rt.plugins == [] and rt.plugin_info["mine"].status == "untrusted"
+    assert "added since your user hook files were last trusted" in (rt.plugin_info["mine"].reason or "")
+    assert any("user hook file(s) mine" in n for n in plan_of(rt).notices)
+    trust.trust_user(load_settings())
+    rt = load_runtime()
     assert rt.plugins == ["mine"] and rt.plugin_info["proj"].status == "untrusted"
+    mine.write_text(plain("mine") + "\n# changed\n")
+    assert load_runtime().plugin_info["mine"].status == "untrusted"
+    trust.trust_user(load_settings())
     rt = load_runtime(hook_paths=[proj])  # naming it explicitly is trusting it
     assert rt.plugins == ["mine", "proj"] and rt.plugin_info["proj"].scope == "cli"
 
@@ -101,3 +109,21 @@ def test_project_chibi_directory_needs_trust(home: Path, project: Path, monkeypa
     (chibi / "plugin.sh").write_text("#!/bin/sh\necho changed\n")
     load_runtime()
     assert seen == [chibi]  # changed content: not loaded again
+
+
+def test_user_chibi_directory_needs_trust_too(home: Path, tmp_path: Path, monkeypatch) -> None:
+    from agent_hooks_core.dialects import chibi_plugins
+
+    seen: list[Path] = []
+    monkeypatch.setattr(chibi_plugins, "load_directory", lambda rt, d: seen.append(Path(d)))
+    chibi = tmp_path / "chibi"
+    write(chibi / "plugin.sh", "#!/bin/sh\n")
+    write(home / "settings.toml", f'chibi_plugins = "{chibi}"\n{NO_PLUGINS}')
+    rt = load_runtime(cwd=tmp_path)
+    assert seen == [] and any("chibi plugins" in n for n in plan_of(rt).notices)
+    trust.trust_user(load_settings(tmp_path))
+    load_runtime(cwd=tmp_path)
+    assert seen == [chibi]
+    write(chibi / "new.sh", "#!/bin/sh\necho the agent wrote this\n")
+    load_runtime(cwd=tmp_path)
+    assert seen == [chibi]  # a new executable: not loaded until trusted again

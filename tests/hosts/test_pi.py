@@ -201,6 +201,9 @@ def test_a_hung_server_blocks_that_tool_call_and_is_replaced(agent, hooks_venv, 
     settings = r.home / "agent-hooks" / "settings.toml"
     settings.parent.mkdir(parents=True)
     settings.write_text(f"hooks = [{str(hook)!r}]\n".replace("'", '"'))
+    # a user hook file loads once a person trusted it
+    r.venv.run(r.venv.bin("agenthooks"), "trust", env={"AGENT_HOOKS_HOME": str(settings.parent)}, cwd=r.project,
+               check=True)
     r.model.turns = [tool_call("bash", {"command": "echo hang-here"}, before=r.watch),
                      tool_call("bash", {"command": "echo after-ran"}, before=r.watch),
                      say("done", before=r.watch)]
