@@ -12,6 +12,10 @@ B7c100  the same with 100 concurrent clients
 B7m     the server's RSS after N events in a row                                  vs its RSS before
 B8      the fast client as a whole process                                        vs a bare
         ``python -c "import json,sys; json.load(sys.stdin)"``
+B8l     the same through the stable launcher (``sh`` exec), as installers write it  vs B8
+B9      the SessionStart starter of the http transport with the server up: the     vs the full
+        fast client's ``--ensure-server`` (target: <= 30 ms)                           CLI's
+                                                                                       ``serve start --quiet``
 """
 
 from __future__ import annotations
@@ -241,8 +245,47 @@ def run(quick: bool) -> list[dict[str, Any]]:
         rows.append({"name": "B8", "what": "the fast client, a process per event (python -S -I, _socket)",
                      "value_s": statistics.median(tc), "baseline": "python -c json.load(stdin)",
                      "baseline_s": statistics.median(tb), "target": "<= 0.3x"})
+        rows.extend(_launcher_and_starter(client, srv, env, quick))
     finally:
         srv.stop()
+    return rows
+
+
+def _interleaved(a: list[str], b: list[str], env: dict[str, str], runs: int) -> tuple[float, float]:
+    _process(a, env), _process(b, env)
+    ta, tb = [], []
+    for _ in range(runs):
+        ta.append(_process(a, env))
+        tb.append(_process(b, env))
+    return statistics.median(ta), statistics.median(tb)
+
+
+def _launcher_and_starter(client: list[str], srv: Server, env: dict[str, str], quick: bool) -> list[dict[str, Any]]:
+    from agent_hooks_core.transports import launcher
+    from agent_hooks_core.transports.client import ensure_server_command
+
+    rows: list[dict[str, Any]] = []
+    runs = 5 if quick else 40
+    old = dict(os.environ)
+    os.environ.update(env)
+    try:
+        via = launcher.wrap(client, True) if launcher.supported() else None
+        if via is not None:
+            launcher.write()
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    if via is not None:
+        t_via, t_client = _interleaved(via, client, env, runs)
+        rows.append({"name": "B8l", "what": "the fast client through the stable launcher (sh exec)",
+                     "value_s": t_via, "baseline": "B8 (the fast client's interpreter run directly)",
+                     "baseline_s": t_client})
+    starter = ensure_server_command(28, socket=srv.sock)
+    full = [PY, "-I", "-m", "agent_hooks_core", "serve", "start", "--quiet"]
+    t_starter, t_full = _interleaved(starter, full, env, runs)
+    rows.append({"name": "B9", "what": "SessionStart starter, server up: fast client --ensure-server",
+                 "value_s": t_starter, "baseline": "python -I -m agent_hooks_core serve start --quiet",
+                 "baseline_s": t_full, "target": "<= 30 ms", "note": f"{t_starter * 1000:.1f} ms"})
     return rows
 
 

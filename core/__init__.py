@@ -28,6 +28,7 @@ from .errors import AgentHooksError, HookError, PayloadError, PluginError, Unkno
 from .event import HookEvent
 from .hookspecs.markers import hookimpl, hookspec
 from .runtime import Outcome, Runtime
+from .timeouts import cheap
 from .toolwrap import HookToolWrapper, ToolBlocked
 
 __version__ = "0.1.0"
@@ -59,6 +60,7 @@ __all__ = [
     "ToolBlocked",
     "UnknownHookError",
     "__version__",
+    "cheap",
     "hookimpl",
     "hookspec",
 ]

@@ -154,10 +154,17 @@ def _rule_details(hd: HookDef) -> list[str]:
     if hd.permission:
         out.append("Deny-wins: any `denied: true` denies and ends the call (its reason is kept); "
                    "handlers without a denial: `denied: false`, the host asks its own way.")
+    if hd.verdict:
+        out.append("Verdict: any `decision: \"deny\"` denies and ends the call (its reason is kept); else any "
+                   "`\"ask\"` leaves it to the host's prompt; else an `\"allow\"` from a plugin that declares "
+                   "`agent_hooks_approver = True` approves. No decision: the host asks as usual, never an allow.")
+    if hd.bounded:
+        out.append("Bounded: the runtime sets `continuations` and `limit` in the payload; once a session had "
+                   "`stop_gate_limit` continuations in a row, a `continue` is overruled and `limit_reached` set.")
     if hd.deny_without_handler:
         out.append("Fail-safe: with no handler at all the action is denied.")
     if hd.fail_closed:
-        what = "denies" if hd.permission else "blocks"
+        what = "denies" if hd.permission or hd.verdict else "blocks"
         out.append(f"Fail-closed: a handler that raises, times out or answers invalidly {what}; the reason names it.")
     if hd.computed:
         out.append("Set by the runtime only (an answer setting them is invalid): "

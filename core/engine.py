@@ -9,7 +9,9 @@ call, or must keep unwinding because it is not the handler's). The drivers only 
 * :func:`run_bounded`: the same walk on a worker thread the caller abandons when a handler passes
   its deadline; the caller records the timeout and goes on with the next handler on a fresh
   worker. Whatever the handler does (a bare ``except:`` retry loop, its own SIGALRM handler, a
-  regex deep in C code), the call returns by its deadline.
+  regex deep in C code), the call returns by its deadline. Handlers declared
+  :func:`~agent_hooks_core.timeouts.cheap` are called in the main thread under the SIGALRM
+  watchdog instead: a thread hand-off costs more than they do.
 * :func:`run_async`: ``afire``; async handlers are awaited on the host's loop, sync ones are
   called through ``timed``.
 
@@ -20,11 +22,21 @@ outcome).
 from __future__ import annotations
 
 import inspect
+import time
 from collections.abc import Awaitable, Callable, Generator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import HookError, HookTimeout, describe
-from .timeouts import GRACE, Watch, await_with_timeout, is_foreign, run_coroutine, run_watched
+from .timeouts import (
+    CHEAP,
+    GRACE,
+    Watch,
+    await_with_timeout,
+    is_foreign,
+    main_watchdog,
+    run_coroutine,
+    run_watched,
+)
 
 if TYPE_CHECKING:
     from .runtime import Handler, Outcome
@@ -139,14 +151,88 @@ def run_here(calls: HandlerCalls, timed: Timed | None = None, watch: Watch | Non
         calls.record(h, answer, exc)
 
 
+#: handler list -> (that list, which of its handlers are cheap): the lists are the runtime's own,
+#: made once per hook at registration, so this is computed once per list, not per call
+_CHEAP_RUNS: dict[int, tuple[list[Any], tuple[bool, ...]]] = {}
+
+
+def _cheap_flags(handlers: list[Handler]) -> tuple[bool, ...]:
+    key = id(handlers)
+    known = _CHEAP_RUNS.get(key)
+    if known is not None and known[0] is handlers and len(known[1]) == len(handlers):
+        return known[1]
+    flags = tuple(not h.is_async and getattr(h.func, CHEAP, False) is True for h in handlers)
+    if len(_CHEAP_RUNS) > 1024:  # runtimes come and go in tests and reloads
+        _CHEAP_RUNS.clear()
+    _CHEAP_RUNS[key] = (handlers, flags)
+    return flags
+
+
+def _run_cheap_here(calls: HandlerCalls, flags: tuple[bool, ...], wd: Any, enter: Callable[[], object]) -> None:
+    """Call the cheap handlers from here on in this thread, each under its own watchdog deadline.
+
+    What ``_Watchdog.call`` does, written out, with one frame for the whole run whose token and
+    deadline are rewritten per handler (this loop is the whole cost of a cheap handler). The
+    deadline is written before the token: the watchdog never pairs a new handler with the last
+    one's deadline."""
+    token = enter()
+    timeout = calls.timeout
+    assert timeout is not None
+    clock = time.monotonic
+    handlers, subject, record = calls.handlers, calls.subject, calls.record
+    count = len(handlers)
+    saved = wd.frames
+    frame = [0, _FOREVER]
+    wd.frames = (*saved, frame)
+    try:
+        i = calls.called
+        while i < count and flags[i] and not calls.stopped:
+            h = handlers[i]
+            i += 1
+            calls.called, calls.current = i, h
+            wd.counter += 1
+            mine = wd.counter
+            frame[1] = clock() + timeout
+            frame[0] = mine
+            exc: BaseException | None = None
+            try:
+                try:
+                    answer = h.func(*h.args(subject))
+                finally:
+                    frame[1] = _FOREVER
+                if wd.sent[0] == mine:  # it swallowed the interrupt: its answer does not count
+                    raise HookTimeout(mine)
+                if answer is not None and _pending(answer):
+                    answer = run_coroutine(answer, timeout)
+            except BaseException as error:
+                frame[1] = _FOREVER  # the signal may have landed before the inner finally ran
+                answer = None
+                exc = HookTimeout() if isinstance(error, HookTimeout) and error.token == mine else error
+            record(h, answer, exc)
+    finally:
+        wd.frames = saved
+        var = getattr(token, "var", None)  # enter() set the re-entrancy guard: undo it here
+        if var is not None:
+            var.reset(token)
+
+
+_FOREVER = float("inf")
+
+
 def run_bounded(calls: HandlerCalls, enter: Callable[[], object]) -> None:
     """Walk ``calls`` on worker threads; a handler past its deadline is abandoned, the rest go on.
 
     ``enter`` runs first on each worker (in its copy of the caller's context): the runtime's
-    re-entrancy guard.
+    re-entrancy guard (it returns the ``ContextVar`` token). Handlers declared cheap are called
+    here instead, in the main thread (:func:`_run_cheap_here`).
     """
     assert calls.timeout is not None
+    flags = _cheap_flags(calls.handlers)
+    wd = main_watchdog() if True in flags else None
     while not calls.finished:
+        if wd is not None and flags[calls.called]:
+            _run_cheap_here(calls, flags, wd, enter)
+            continue
         watch = Watch(calls.timeout)
 
         def walk(watch: Watch = watch) -> None:

@@ -18,6 +18,11 @@ saturating-sum            ``fuel_delta`` summed; ``fuel`` applied step by step, 
 deny-wins                 any ``denied: true`` denies (first reason kept); no handler → denied
 first-result              the first answer that sets one of the hook's claim fields (not to
                           ``false``) wins
+verdict                   ``decision``: any deny wins (ends the call), else any ask, else an allow
+                          from a plugin in :attr:`Reduction.approvers`; an allow from anyone else
+                          is invalid (and fails closed)
+bounded                   a ``continue`` is overruled (``limit_reached``) once the payload's
+                          ``continuations`` reached its ``limit``
 fail-closed               an error or an invalid answer blocks (``pre_tool``) or denies
 ========================  =====================================================================
 
@@ -56,10 +61,12 @@ class LoopState:
 
 
 #: the fields whose truthy value means the action does not happen, and the decision name
-_STOPS = (("denied", "denied"), ("block", "blocked"), ("cancel", "blocked"), ("handled", "blocked"))
+_STOPS = (("denied", "denied"), ("block", "blocked"), ("cancel", "blocked"), ("handled", "blocked"),
+          ("continue", "blocked"))
 _STOP_FIELDS = frozenset(name for name, _ in _STOPS)
 #: combined-result fields that describe rather than change
-_NEUTRAL = frozenset({"denied", "reason", "message", "tools", "fallback_source"})
+_NEUTRAL = frozenset({"denied", "reason", "message", "tools", "fallback_source", "decision", "continue",
+                      "limit_reached"})
 
 
 def decide(hook: str, data: dict[str, Any] | None) -> str:
@@ -70,6 +77,8 @@ def decide(hook: str, data: dict[str, Any] | None) -> str:
     """
     if data is None:
         return "observed"
+    if data.get("decision") == "deny":
+        return "denied"
     for name, decision in _STOPS:
         if data.get(name):
             return decision
@@ -81,8 +90,8 @@ def decide(hook: str, data: dict[str, Any] | None) -> str:
 
 
 class Reduction:
-    __slots__ = ("answered", "decision", "errors", "event", "exclude", "fuel_delta", "hd", "include",
-                 "loop", "parts", "result", "stopped", "stopped_by", "stopper")
+    __slots__ = ("answered", "approvers", "decision", "errors", "event", "exclude", "fuel_delta", "hd",
+                 "include", "loop", "parts", "result", "stopped", "stopped_by", "stopper")
 
     def __init__(self, hd: HookDef, data: dict[str, Any], loop: LoopState | None = None) -> None:
         self.hd = hd
@@ -104,6 +113,8 @@ class Reduction:
         self.parts: dict[str, list[str]] = {}
         self.fuel_delta: list[int] = []
         self.loop = loop
+        #: plugins whose ``allow`` counts on a verdict hook (they declare ``agent_hooks_approver``)
+        self.approvers: frozenset[str] = frozenset()
 
     # -- feeding -------------------------------------------------------------------------
 
@@ -131,6 +142,8 @@ class Reduction:
                                          "a handler may not set it", "invalid")
         if hd.tool_filter:
             return self._filter(plugin, fields)
+        if hd.verdict:
+            return self._verdict(plugin, fields)
         if not _STOP_FIELDS.isdisjoint(fields) and any(fields.get(n) for n in _STOP_FIELDS):
             self.stopper = plugin
         if hd.first_result:
@@ -148,7 +161,7 @@ class Reduction:
             if fields.get(name):
                 self._apply_chain(fields)
                 result.update(fields)
-                if name in ("block", "denied"):
+                if name in ("block", "denied", "continue"):
                     self._default_reason(plugin)
                 return self._stop()
         self._apply_chain(fields)
@@ -174,7 +187,39 @@ class Reduction:
         """A block or denial without a reason gets one naming the plugin (hosts show it)."""
         why = _WHY.get(self.hd.name, ())
         if why and not any(self.result.get(n) for n in why):
-            self.result[why[0]] = f"{self.hd.name}: {'denied' if self.hd.permission else 'blocked'} by {plugin}"
+            if self.hd.bounded:
+                self.result[why[0]] = f"{self.hd.name}: {plugin} says the work is not done"
+            else:
+                verb = "denied" if self.hd.permission or self.hd.verdict else "blocked"
+                self.result[why[0]] = f"{self.hd.name}: {verb} by {plugin}"
+
+    def _verdict(self, plugin: str, fields: dict[str, Any]) -> bool:
+        decision = fields.get("decision")
+        if decision == "allow" and plugin not in self.approvers:
+            return self.fail(plugin, "answered allow but is not an approver (a plugin that may approve "
+                                     "declares agent_hooks_approver = True)", "invalid")
+        self.answered.append(plugin)
+        self._apply_chain(fields)
+        result = self.result
+        if decision == "deny":
+            result["decision"] = "deny"
+            result.pop("reason", None)
+            if fields.get("reason"):
+                result["reason"] = fields["reason"]
+            self._default_reason(plugin)
+            self.stopper = plugin
+            return self._stop()
+        # ask beats allow whatever the order; the first reason of the winning kind is kept
+        if decision == "ask" and result.get("decision") != "ask":
+            result["decision"] = "ask"
+            result.pop("reason", None)
+        elif decision == "allow" and result.get("decision") is None:
+            result["decision"] = "allow"
+        else:
+            return False
+        if fields.get("reason"):
+            result["reason"] = fields["reason"]
+        return False
 
     def _apply_chain(self, fields: dict[str, Any]) -> None:
         for name in self.hd.chain:
@@ -205,6 +250,8 @@ class Reduction:
         reason = f"{plugin} failed ({message}); {hd.name} fails closed"
         if hd.permission:
             self.result.update(denied=True, reason=reason)
+        elif hd.verdict:
+            self.result.update(decision="deny", reason=reason)
         else:
             self.result["block"] = True
             for name in _WHY.get(hd.name, ()):
@@ -257,6 +304,11 @@ class Reduction:
                 result["message"] = reason
         if hd.fuel:
             self._fuel(result)
+        if hd.bounded and result.get("continue"):
+            limit, done = self.event.get("limit"), self.event.get("continuations") or 0
+            if limit is not None and done >= limit:
+                result.update({"continue": False, "limit_reached": True})
+                self.stopper = None
         return result
 
     def _fuel(self, result: dict[str, Any]) -> None:

@@ -34,6 +34,8 @@ from .hookspecs.catalogue import BY_NAME, RUNTIME_HOOKS, HookDef, unknown_hook_m
 from .hookspecs.markers import PROJECT
 from .plugininfo import LOADED, TAMPERED, PluginInfo
 from .reducer import LoopState, Reduction, decide
+from .stopgate import DEFAULT_LIMIT as DEFAULT_STOP_LIMIT
+from .stopgate import StopCounter
 from .timeouts import call_in_thread, timed_caller
 from .validation import check_payload, too_deep
 
@@ -153,6 +155,7 @@ class Runtime:
         on_append_entry: Callable[[dict[str, Any]], None] | None = None,
         bounded: bool = True,
         gate_timeout: float | None = None,
+        stop_gate_limit: int = DEFAULT_STOP_LIMIT,
     ) -> None:
         import os
 
@@ -169,6 +172,13 @@ class Runtime:
         if default_fallback not in (None, "call_agent", "call_user"):
             raise ConfigError(f"default_fallback must be call_agent or call_user, not {default_fallback!r}")
         self.order = list(order)
+        if isinstance(stop_gate_limit, bool) or not isinstance(stop_gate_limit, int) or stop_gate_limit < 0:
+            raise ConfigError(f"stop_gate_limit must be a whole number >= 0, not {stop_gate_limit!r}")
+        #: continuations in a row the stop gate may win per session
+        self.stop_gate_limit = stop_gate_limit
+        self._stop_counter: StopCounter | None = None
+        #: plugins whose ``allow`` counts on permission_request (they declare agent_hooks_approver)
+        self.approvers: set[str] = set()
         #: True: a timed hook's handlers run on worker threads the call abandons at the deadline,
         #: so it returns in time whatever a handler does. False: in the calling thread, interrupted
         #: by SIGALRM in the main thread (cheaper; a handler can defeat it).
@@ -241,6 +251,8 @@ class Runtime:
             raise
         self._load_index[name] = len(self._load_index)
         self._pins[name] = (plugin, self.snapshot(plugin))
+        if getattr(plugin, "agent_hooks_approver", False) is True:
+            self.approvers.add(name)
         self._contexts[name] = HookContext(self, name, self.plugin_config.get(name))
         if external:
             self._external.add(name)
@@ -286,6 +298,7 @@ class Runtime:
         self._load_index.pop(name, None)
         self._contexts.pop(name, None)
         self._external.discard(name)
+        self.approvers.discard(name)
         self._rebuild()
 
     # -- tamper detection --------------------------------------------------------------------
@@ -427,9 +440,14 @@ class Runtime:
             raise UnknownHookError(unknown_hook_message(hook))
         if type(payload) is not dict:
             payload = _as_payload(hook, payload)
+        if hd.bounded and isinstance(payload, dict):
+            # the runtime's count, never the host's or the caller's: they could reset it
+            payload = {**payload, "continuations": self._stop_count().get(), "limit": self.stop_gate_limit}
         try:
             data = check_payload(hook, payload)
             red = (reduction or Reduction)(hd, data, self.loop_state)  # deep-copies some fields
+            if hd.verdict:
+                red.approvers = frozenset(self.approvers)
         except RecursionError:
             raise PayloadError(too_deep(hook, payload)) from None
         handlers = self._handlers[hook]
@@ -449,6 +467,11 @@ class Runtime:
                 notes.append(f"re-entrant {hook}: in-process handlers skipped ({skipped})")
             handlers = inner
         return hd, red, HandlerCalls(handlers, red, red.event, self._timeout(hd), aio=aio), notes
+
+    def _stop_count(self) -> StopCounter:
+        if self._stop_counter is None:
+            self._stop_counter = StopCounter(self.host, self.session_id)
+        return self._stop_counter
 
     def _timeout(self, hd: HookDef) -> float | None:
         if hd.name in self.timeouts:
@@ -523,6 +546,9 @@ class Runtime:
     def _outcome(self, hd: HookDef, red: Reduction, calls: HandlerCalls, notes: list[str],
                  start: float) -> Outcome:
         data = red.finish(len(calls.handlers))
+        if hd.bounded:
+            counter = self._stop_count()
+            counter.set(counter.get() + 1 if (data or {}).get("continue") else 0)
         outcome = Outcome(hd.name, red.event, data, red.errors, red.answered,
                           [h.plugin for h in calls.handlers[:calls.called]], 0.0, notes,
                           stopped_by=red.stopped_by, decided=red.decision)

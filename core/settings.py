@@ -42,16 +42,20 @@ SETTINGS_FILE = "settings.toml"
 
 _LIST_KEYS = ("disabled", "enabled", "order", "hooks", "required")
 KNOWN_KEYS = frozenset({*_LIST_KEYS, "hook_timeout", "timeouts", "chibi_plugins", "plugins", "organisation",
-                        "serve"})  # [serve] port: docs/serve.md
+                        "serve", "stop_gate_limit"})  # [serve] port: docs/serve.md
 #: keys whose values make the runtime load code: in a project file they need `agenthooks trust`
 CODE_KEYS = ("hooks", "chibi_plugins")
 #: keys that can weaken a gating plugin (switch it off, reconfigure it, change its time limit):
 #: in a project file they apply only once the project is trusted (issue 17.5)
-POLICY_KEYS = ("disabled", "plugins", "hook_timeout", "timeouts")
+POLICY_KEYS = ("disabled", "plugins", "hook_timeout", "timeouts", "stop_gate_limit")
 #: the keys an organisation file may set (no code: it is fetched, not reviewed)
 ORG_KEYS = frozenset({"disabled", "required", "plugins"})
+#: why a plugin shipped off until enabled is not loaded
+OFF_UNTIL_ENABLED = "off until enabled (`agenthooks plugins enable {name}`)"
 #: the built-in per-handler time limit (seconds); the runtime's DEFAULT_TIMEOUT, kept equal by a test
 DEFAULT_HOOK_TIMEOUT = 30.0
+#: continuations in a row the stop gate may win per session; the runtime's default, kept equal by a test
+DEFAULT_STOP_GATE_LIMIT = 3
 
 
 class SettingsError(AgentHooksError):
@@ -236,6 +240,10 @@ def parse_text(text: str, sf: SettingsFile) -> SettingsFile:
         value = data["hook_timeout"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             raise bad("hook_timeout", "a number of seconds >= 0 (0 = no timeout)")
+    if "stop_gate_limit" in data:
+        value = data["stop_gate_limit"]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise bad("stop_gate_limit", "a whole number >= 0 (continuations in a row; 0 = never)")
     if "chibi_plugins" in data and not isinstance(data["chibi_plugins"], str):
         raise bad("chibi_plugins", "a directory path (string)")
     if "timeouts" in data:
@@ -250,6 +258,8 @@ def parse_text(text: str, sf: SettingsFile) -> SettingsFile:
         for name, section in data["plugins"].items():
             if not isinstance(section, dict):
                 raise bad(f"plugins.{name}", "a table ([plugins.<name>] section)")
+    if "serve" in data:
+        _check_serve(data["serve"], bad)
     for key in data:
         if key not in KNOWN_KEYS:
             sf.warnings.append(f"{path}: unknown key {key!r} (ignored){_did_you_mean(key, KNOWN_KEYS)}")
@@ -262,6 +272,14 @@ def _did_you_mean(word: str, choices: Iterable[str]) -> str:
 
     close = difflib.get_close_matches(word, sorted(choices), n=1)
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _check_serve(value: Any, bad: Callable[..., SettingsError]) -> None:
+    if not isinstance(value, dict):
+        raise bad("serve", "a table ([serve] section)")
+    port = value.get("port")
+    if "port" in value and (isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535):
+        raise bad("serve.port", "a TCP port number (1-65535)")
 
 
 def _check_organisation(value: Any, bad: Callable[..., SettingsError]) -> None:
@@ -372,6 +390,12 @@ class Settings:
         return float(value) or None
 
     @property
+    def stop_gate_limit(self) -> int:
+        """Continuations in a row the stop gate may win per session; the project's value wins."""
+        value, _ = self._last("stop_gate_limit")
+        return DEFAULT_STOP_GATE_LIMIT if value is None else int(value)
+
+    @property
     def timeouts(self) -> dict[str, float | None]:
         merged: dict[str, float | None] = {}
         for f in self.files:
@@ -434,17 +458,18 @@ class Settings:
         required = self.required
         return next((required[k] for k in (normalize_name(n) for n in names if n) if k in required), None)
 
-    def plugin_state(self, names: Iterable[str]) -> tuple[bool, str | None]:
+    def plugin_state(self, names: Iterable[str], *, default: bool = True) -> tuple[bool, str | None]:
         """Whether a plugin known by ``names`` (entry-point and distribution name) is enabled.
 
         Files apply in order (user, then project); in each, ``enabled`` re-enables and then
         ``disabled`` disables, so within one file ``disabled`` wins and the project overrides the
         user. A required plugin is not disabled by the user or project files; the organisation's
-        ``disabled`` wins over everything. Returns (enabled, why-disabled).
+        ``disabled`` wins over everything. ``default=False``: a plugin shipped off until enabled
+        (no file enables it: off). Returns (enabled, why-disabled).
         """
         names = [n for n in names if n]
         keys = {normalize_name(n) for n in names}
-        enabled, reason = True, None
+        enabled, reason = default, (None if default else OFF_UNTIL_ENABLED.format(name=names[0] if names else "?"))
         for f in self.files:
             if keys & {normalize_name(n) for n in f.get("enabled") or ()}:
                 enabled, reason = True, None

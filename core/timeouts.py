@@ -150,6 +150,28 @@ def call_with_timeout(func: Callable[..., Any], args: tuple[Any, ...], timeout: 
     return call_in_thread(func, args, timeout)
 
 
+#: the attribute :func:`cheap` sets on a handler function
+CHEAP = "agent_hooks_cheap"
+
+
+def cheap(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Declare a sync hook handler cheap: it returns quickly and never swallows interrupts.
+
+    A timed hook then calls it in the calling thread under the SIGALRM watchdog (main thread;
+    a hung handler is still interrupted at its deadline) instead of on a worker thread the call
+    can abandon: no thread hand-off, which costs more than a small handler. The promise matters:
+    a cheap handler that swallows :class:`HookTimeout` (a bare ``except:`` retry loop) or replaces
+    the SIGALRM handler can hold the caller. Off the main thread it runs on a worker as usual.
+    Usable above or below ``@hookimpl``."""
+    setattr(func, CHEAP, True)
+    return func
+
+
+def main_watchdog() -> _Watchdog | None:
+    """The SIGALRM watchdog, in the main thread on a platform with SIGALRM; else None."""
+    return _main_watchdog()
+
+
 def timed_caller(timeout: float) -> Callable[[Callable[..., Any], tuple[Any, ...]], Any]:
     """``call(func, args)`` running each call under its own ``timeout``, for one ``fire``.
 

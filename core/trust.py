@@ -167,7 +167,11 @@ def policy_digest(settings: Settings) -> str | None:
     project = settings.project
     if project is None or not any(project.has(k) for k in POLICY_KEYS):
         return None
-    return _digest_of({k: project.get(k) for k in POLICY_KEYS})
+    # a key added to POLICY_KEYS later counts only when set, so digests users already trusted hold
+    return _digest_of({k: project.get(k) for k in POLICY_KEYS if k not in _LATER_POLICY_KEYS or project.has(k)})
+
+
+_LATER_POLICY_KEYS = frozenset({"stop_gate_limit"})
 
 
 def policy_key(settings_file: Path) -> str:

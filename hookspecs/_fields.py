@@ -30,6 +30,7 @@ EVENT_FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
     'pre_llm_context': (('messages', 'list', True),),
     'agent_start': (),
     'agent_end': (('messages', 'list?', False), ('last_assistant_message', 'str?', False)),
+    'stop_gate': (('last_assistant_message', 'str?', False), ('subagent', 'bool?', False), ('agent_type', 'str?', False), ('stop_hook_active', 'bool?', False), ('continuations', 'int>=0?', False), ('limit', 'int>=0?', False)),
     'turn_start': (('turn_index', 'int?', False), ('timestamp', 'float?', False)),
     'turn_end': (('turn_index', 'int?', False), ('message', 'any', False), ('tool_results', 'list?', False)),
     'message_start': (('message', 'any', False),),
@@ -54,6 +55,7 @@ EVENT_FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
     'pre_file_write': (('path', 'str', True), ('tool_name', 'str?', False), ('content', 'str?', False)),
     'pre_shell_exec': (('command', 'str', True), ('tool_name', 'str?', False)),
     'pre_fetch_url': (('tool_name', 'str?', False), ('url', 'str?', False), ('safety', 'str?', False), ('reason', 'str?', False), ('summary', 'str?', False)),
+    'permission_request': (('tool_name', 'str', True), ('arguments', 'dict', False), ('permission_suggestions', 'list?', False), ('tool_call_id', 'str?', False)),
     'pre_spawn_agent': (('system_prompt', 'str?', False), ('input', 'str?', False), ('model', 'str?', False), ('temperature', 'float?', False), ('max_tokens', 'int?', False)),
     'post_spawn_agent': (('system_prompt', 'str?', False), ('input', 'str?', False), ('model', 'str?', False), ('response', 'str?', False)),
     'pre_cache_output': (('tool_name', 'str?', False), ('arguments', 'dict?', False), ('content', 'str?', False), ('char_count', 'int?', False), ('line_count', 'int?', False)),
@@ -72,6 +74,7 @@ EVENT_DEFAULTS: dict[str, dict[str, object]] = {
     'post_tool': {'arguments': {}},
     'pre_tool_output': {'arguments': {}, 'is_error': False},
     'post_tool_batch': {'tool_calls': []},
+    'permission_request': {'arguments': {}},
 }
 
 # hook -> {wire name: type code}; None for observe hooks
@@ -104,6 +107,7 @@ RESULT_FIELDS: dict[str, dict[str, str] | None] = {
     'pre_llm_context': {'messages': 'list?'},
     'agent_start': None,
     'agent_end': None,
+    'stop_gate': {'continue': 'bool?', 'reason': 'str?', 'limit_reached': 'bool?'},
     'turn_start': None,
     'turn_end': None,
     'message_start': None,
@@ -128,6 +132,7 @@ RESULT_FIELDS: dict[str, dict[str, str] | None] = {
     'pre_file_write': {'denied': 'bool?', 'reason': 'str?'},
     'pre_shell_exec': {'denied': 'bool?', 'reason': 'str?'},
     'pre_fetch_url': {'denied': 'bool?', 'reason': 'str?'},
+    'permission_request': {'decision': 'enum:allow|deny|ask?', 'reason': 'str?', 'arguments': 'dict?'},
     'pre_spawn_agent': {'response': 'str?', 'block': 'bool?', 'message': 'str?'},
     'post_spawn_agent': None,
     'pre_cache_output': {'summary': 'str?'},

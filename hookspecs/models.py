@@ -594,6 +594,41 @@ class PostVfsWriteEvent(EventModel):
     caller: str | None = Field(None, description="the context that wrote")
 
 
+class StopGateEvent(EventModel):
+    last_assistant_message: str | None = Field(None, description="the agent's last reply, when the host gives it")
+    subagent: bool | None = Field(None, description="true when a sub-agent (not the main agent) is stopping")
+    agent_type: str | None = Field(None, description="the sub-agent's type, when the host gives it")
+    stop_hook_active: bool | None = Field(
+        None, description="the host says this stop follows a continuation a stop hook asked for")
+    continuations: int | None = Field(
+        None, ge=0, description="set by the runtime: continuations in a row so far in this session")
+    limit: int | None = Field(
+        None, ge=0, description="set by the runtime: the user's stop_gate_limit (continuations in a row)")
+
+
+class StopGateResult(ResultModel):
+    continue_: bool | None = Field(
+        None, alias="continue", description="true: the agent is not done; keep working (the first one wins)")
+    reason: str | None = Field(None, description="what the agent is told to do before it stops again")
+    limit_reached: bool | None = Field(
+        None, description="computed: a continue was overruled because the session reached its limit")
+
+
+class PermissionRequestEvent(EventModel):
+    tool_name: str = Field(..., description="the tool the host asks permission for")
+    arguments: Json = Field(default_factory=dict, description="the tool's input")
+    permission_suggestions: list[Any] | None = Field(
+        None, description="the host's suggested permission rules, when it gives them")
+    tool_call_id: str | None = Field(None, description="the host's id for the call, when it gives one")
+
+
+class PermissionRequestResult(ResultModel):
+    decision: Literal["allow", "deny", "ask"] | None = Field(
+        None, description="deny wins, then ask (the host prompts), then allow (approvers only); null: no opinion")
+    reason: str | None = Field(None, description="why; shown with a deny (first deny's reason kept)")
+    arguments: Json | None = Field(None, description="updated tool input (chain); used with an allow")
+
+
 class ResourcesDiscoverEvent(EventModel):
     cwd: str | None = Field(None, description="working directory")
     reason: str | None = Field(None, description="startup or reload")
@@ -608,19 +643,19 @@ class ResourcesDiscoverResult(ResultModel):
 # --- the index ---------------------------------------------------------------------------
 
 
-def _camel(name: str) -> str:
-    return "".join(part.title() for part in name.split("_"))
-
-
 def _collect() -> tuple[dict[str, type[EventModel]], dict[str, type[ResultModel] | None]]:
+    """The models each hook's declaration names (``event=``, ``result=`` on its hookspec)."""
     from .catalogue import HOOKS
 
     ns = globals()
     events: dict[str, type[EventModel]] = {}
     results: dict[str, type[ResultModel] | None] = {}
     for h in HOOKS:
-        events[h.name] = ns[_camel(h.name) + "Event"]
-        results[h.name] = ns.get(_camel(h.name) + "Result")
+        for name in (h.event_model, h.result_model):
+            if name is not None and name not in ns:
+                raise TypeError(f"hook {h.name!r} names the model {name!r}, which models.py does not define")
+        events[h.name] = ns[h.event_model]
+        results[h.name] = ns[h.result_model] if h.result_model else None
     return events, results
 
 

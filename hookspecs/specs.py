@@ -1,5 +1,10 @@
 """Hook specifications: one per canonical hook, plus the runtime's own hooks.
 
+Each canonical hook is declared here and only here: :func:`~.hookdef.canonical` on its hookspec
+carries its category, combination rule, seed aliases and the names of its models; the first
+paragraph of the docstring is its summary. The catalogue (:mod:`.catalogue`), ``agenthooks hooks``,
+docs/hooks.md and every count are derived from these declarations.
+
 Every lifecycle hook takes ``event`` (a :class:`~agent_hooks_core.event.HookEvent`: the payload
 as a dict with attribute access; ``event.model()`` gives the pydantic model named below) and
 optionally ``ctx`` (the plugin's :class:`~agent_hooks_core.context.HookContext`). Implement only
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .hookdef import canonical
 from .markers import hookspec
 
 if TYPE_CHECKING:
@@ -33,7 +39,7 @@ if TYPE_CHECKING:
 # ======================================================================================
 
 
-@hookspec
+@canonical("session", "observe", event="OnStartEvent", aliases={"chibi": ("on_start",)})
 def on_start(event: HookEvent, ctx: HookContext) -> None:
     """The agent process starts, before any processing.
 
@@ -44,9 +50,17 @@ def on_start(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "session", "observe", event="OnEndEvent",
+    aliases={
+        "chibi": ("on_end",), "omp": ("session_shutdown",), "pi-ext": ("session_shutdown",),
+        "pi-agent": ("session:shutdown",),
+    },
+)
 def on_end(event: HookEvent, ctx: HookContext) -> None:
-    """The agent process exits, after all processing. Keep it fast: the process is exiting.
+    """The agent process exits, after all processing.
+
+    Keep it fast: the process is exiting.
 
     :param event: :class:`OnEndEvent` (``reason`` when the host gives one).
     :returns: nothing.
@@ -55,7 +69,10 @@ def on_end(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "session", "observe", event="SessionStartEvent",
+    aliases={"omp": ("session_start",), "pi-ext": ("session_start",), "pi-agent": ("session:start",)},
+)
 def session_start(event: HookEvent, ctx: HookContext) -> None:
     """A session is loaded: at startup, after ``/reload``, and after a switch or fork.
 
@@ -68,7 +85,14 @@ def session_start(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "session", "short-circuit(cancel), else last-wins", event="PreSessionSwitchEvent",
+    result="PreSessionSwitchResult", stop_on=("cancel",),
+    aliases={
+        "omp": ("session_before_switch",), "pi-ext": ("session_before_switch",),
+        "pi-agent": ("session:before_switch",),
+    },
+)
 def pre_session_switch(event: HookEvent, ctx: HookContext) -> Answer:
     """Before the session is switched (``/new``, ``/resume``).
 
@@ -79,7 +103,13 @@ def pre_session_switch(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical(
+    "session", "observe", event="PostSessionSwitchEvent",
+    aliases={
+        "chibi": ("on_context_switch",), "omp": ("session_switch",), "pi-ext": ("session_switch",),
+        "pi-agent": ("session:switch",),
+    },
+)
 def post_session_switch(event: HookEvent, ctx: HookContext) -> None:
     """After the session or context was switched.
 
@@ -90,7 +120,15 @@ def post_session_switch(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "session", "short-circuit(cancel), else last-wins(skip_conversation_restore)",
+    event="PreSessionForkEvent", result="PreSessionForkResult", stop_on=("cancel",),
+    last_wins=("skip_conversation_restore",),
+    aliases={
+        "omp": ("session_before_branch",), "pi-ext": ("session_before_fork",),
+        "pi-agent": ("session:before_branch",),
+    },
+)
 def pre_session_fork(event: HookEvent, ctx: HookContext) -> Answer:
     """Before the session is forked or branched (``/fork``, ``/branch``).
 
@@ -103,7 +141,10 @@ def pre_session_fork(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical(
+    "session", "observe", event="PostSessionForkEvent",
+    aliases={"omp": ("session_branch",), "pi-ext": ("session_fork",), "pi-agent": ("session:branch",)},
+)
 def post_session_fork(event: HookEvent, ctx: HookContext) -> None:
     """After the session was forked or branched.
 
@@ -114,7 +155,11 @@ def post_session_fork(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "session", "short-circuit(cancel), else last-wins(summary, label)", event="PreSessionTreeEvent",
+    result="PreSessionTreeResult", stop_on=("cancel",), last_wins=("summary", "label"),
+    aliases={"omp": ("session_before_tree",), "pi-ext": ("session_before_tree",)},
+)
 def pre_session_tree(event: HookEvent, ctx: HookContext) -> Answer:
     """Before navigating the session tree (``/tree``).
 
@@ -125,7 +170,10 @@ def pre_session_tree(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical(
+    "session", "observe", event="PostSessionTreeEvent",
+    aliases={"omp": ("session_tree",), "pi-ext": ("session_tree",)},
+)
 def post_session_tree(event: HookEvent, ctx: HookContext) -> None:
     """After navigating the session tree.
 
@@ -136,7 +184,10 @@ def post_session_tree(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "context", "short-circuit(cancel)", event="PreClearEvent", result="PreClearResult", stop_on=("cancel",),
+    aliases={"chibi": ("pre_clear",), "pi-agent": ("session:before_clear",)},
+)
 def pre_clear(event: HookEvent, ctx: HookContext) -> Answer:
     """Before a context or session is cleared.
 
@@ -147,7 +198,10 @@ def pre_clear(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical(
+    "context", "observe", event="PostClearEvent",
+    aliases={"chibi": ("post_clear",), "pi-agent": ("session:clear",)},
+)
 def post_clear(event: HookEvent, ctx: HookContext) -> None:
     """After a context or session was cleared.
 
@@ -158,7 +212,13 @@ def post_clear(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "context", "short-circuit(cancel), else last-wins(compaction)", event="PreCompactEvent",
+    result="PreCompactResult", stop_on=("cancel",), last_wins=("compaction",),
+    aliases={
+        "chibi": ("pre_compact",), "omp": ("session_before_compact",), "pi-ext": ("session_before_compact",),
+    },
+)
 def pre_compact(event: HookEvent, ctx: HookContext) -> Answer:
     """Before a full compaction of the conversation (manual or automatic).
 
@@ -170,7 +230,11 @@ def pre_compact(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical(
+    "context", "last-wins", event="OnCompactingEvent", result="OnCompactingResult",
+    last_wins=("context", "prompt", "preserve_data"),
+    aliases={"omp": ("session.compacting",)},
+)
 def on_compacting(event: HookEvent, ctx: HookContext) -> Answer:
     """While compaction builds its prompt; may add context or replace it.
 
@@ -182,7 +246,10 @@ def on_compacting(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical(
+    "context", "observe", event="PostCompactEvent",
+    aliases={"chibi": ("post_compact",), "omp": ("session_compact",), "pi-ext": ("session_compact",)},
+)
 def post_compact(event: HookEvent, ctx: HookContext) -> None:
     """After a full compaction.
 
@@ -193,7 +260,7 @@ def post_compact(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical("context", "observe", event="PreRollingCompactEvent", aliases={"chibi": ("pre_rolling_compact",)})
 def pre_rolling_compact(event: HookEvent, ctx: HookContext) -> None:
     """Before rolling compaction archives old messages.
 
@@ -204,7 +271,10 @@ def pre_rolling_compact(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "context", "observe", event="PostRollingCompactEvent",
+    aliases={"chibi": ("post_rolling_compact",)},
+)
 def post_rolling_compact(event: HookEvent, ctx: HookContext) -> None:
     """After rolling compaction archived old messages.
 
@@ -215,7 +285,10 @@ def post_rolling_compact(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "context", "observe", event="AutoCompactionStartEvent",
+    aliases={"omp": ("auto_compaction_start",)},
+)
 def auto_compaction_start(event: HookEvent, ctx: HookContext) -> None:
     """Automatic compaction starts.
 
@@ -226,7 +299,7 @@ def auto_compaction_start(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical("context", "observe", event="AutoCompactionEndEvent", aliases={"omp": ("auto_compaction_end",)})
 def auto_compaction_end(event: HookEvent, ctx: HookContext) -> None:
     """Automatic compaction ended.
 
@@ -237,7 +310,7 @@ def auto_compaction_end(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical("agent", "observe", event="AutoRetryStartEvent", aliases={"omp": ("auto_retry_start",)})
 def auto_retry_start(event: HookEvent, ctx: HookContext) -> None:
     """An automatic retry of a failed model call starts.
 
@@ -248,7 +321,7 @@ def auto_retry_start(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical("agent", "observe", event="AutoRetryEndEvent", aliases={"omp": ("auto_retry_end",)})
 def auto_retry_end(event: HookEvent, ctx: HookContext) -> None:
     """An automatic retry of a failed model call ended.
 
@@ -264,7 +337,11 @@ def auto_retry_end(event: HookEvent, ctx: HookContext) -> None:
 # ======================================================================================
 
 
-@hookspec
+@canonical(
+    "message", "chain(prompt, images) + short-circuit(handled, block)", event="PreMessageEvent",
+    result="PreMessageResult", chain=("prompt", "images"), stop_on=("handled", "block"),
+    aliases={"chibi": ("pre_message",), "pi-ext": ("input",)},
+)
 def pre_message(event: HookEvent, ctx: HookContext) -> Answer:
     """The user's prompt is submitted, before it goes to the model.
 
@@ -277,7 +354,7 @@ def pre_message(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical("message", "observe", event="PostMessageEvent", aliases={"chibi": ("post_message",)})
 def post_message(event: HookEvent, ctx: HookContext) -> None:
     """The model's response to a prompt was received.
 
@@ -288,7 +365,11 @@ def post_message(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "message", "concat(inject)", event="PreSystemPromptEvent", result="PreSystemPromptResult",
+    concat=("inject",),
+    aliases={"chibi": ("pre_system_prompt",)},
+)
 def pre_system_prompt(event: HookEvent, ctx: HookContext) -> Answer:
     """Before the system prompt is built; may inject content.
 
@@ -299,7 +380,11 @@ def pre_system_prompt(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical(
+    "message", "concat(inject)", event="PostSystemPromptEvent", result="PostSystemPromptResult",
+    concat=("inject",),
+    aliases={"chibi": ("post_system_prompt",)},
+)
 def post_system_prompt(event: HookEvent, ctx: HookContext) -> Answer:
     """After the system prompt is built; may inject content.
 
@@ -310,7 +395,12 @@ def post_system_prompt(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical(
+    "agent", "chain(system_prompt) + accumulate(messages)", event="BeforeAgentStartEvent",
+    result="BeforeAgentStartResult", chain=("system_prompt",),
+    accumulate=(("message", "messages"), ("messages", "messages")),
+    aliases={"omp": ("before_agent_start",), "pi-ext": ("before_agent_start",)},
+)
 def before_agent_start(event: HookEvent, ctx: HookContext) -> Answer:
     """After the prompt is expanded, before the agent loop starts; once per prompt.
 
@@ -323,7 +413,11 @@ def before_agent_start(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical(
+    "message", "chain(messages), first handler gets a deep copy", event="PreLlmContextEvent",
+    result="PreLlmContextResult", chain=("messages",), deep_copy=("messages",),
+    aliases={"omp": ("context",), "pi-ext": ("context",)},
+)
 def pre_llm_context(event: HookEvent, ctx: HookContext) -> Answer:
     """Before every model call: the last chance to change the messages the model sees.
 
@@ -334,7 +428,10 @@ def pre_llm_context(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical(
+    "agent", "observe", event="AgentStartEvent",
+    aliases={"omp": ("agent_start",), "pi-ext": ("agent_start",), "pi-agent": ("agent_start",)},
+)
 def agent_start(event: HookEvent, ctx: HookContext) -> None:
     """The agent loop begins (once per prompt).
 
@@ -345,7 +442,10 @@ def agent_start(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "agent", "observe", event="AgentEndEvent",
+    aliases={"omp": ("agent_end",), "pi-ext": ("agent_end",), "pi-agent": ("agent_end",)},
+)
 def agent_end(event: HookEvent, ctx: HookContext) -> None:
     """The agent loop finished: the reply is complete.
 
@@ -356,7 +456,33 @@ def agent_end(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "agent", "short-circuit(continue), bounded by stop_gate_limit", event="StopGateEvent",
+    result="StopGateResult", stop_on=("continue",), computed=("limit_reached",), bounded=True,
+)
+def stop_gate(event: HookEvent, ctx: HookContext) -> Answer:
+    """The agent is about to stop; a plugin may answer that it is not done yet.
+
+    A quality gate: "the tests must pass before you stop". Fires where the host lets a hook keep
+    the agent working (Claude Code Stop and SubagentStop, Codex Stop, Gemini CLI AfterAgent, Cursor
+    stop, omp), after ``agent_end``.
+
+    :param event: :class:`StopGateEvent` — ``last_assistant_message``, ``subagent``, and from the
+        runtime ``continuations`` (in a row so far, this session) and ``limit``.
+    :returns: :class:`StopGateResult` — ``{"continue": true, "reason": "run the tests: 2 fail"}``
+        keeps the agent working, with ``reason`` as its next instruction.
+
+    Combination: short-circuit(continue) — the first continue wins, with its reason. Bounded: after
+    ``stop_gate_limit`` continuations in a row (settings; default 3) the runtime overrules a
+    continue and sets ``limit_reached``, so an agent cannot loop forever; the count starts again
+    when the agent is let stop.
+    """
+
+
+@canonical(
+    "agent", "observe", event="TurnStartEvent",
+    aliases={"omp": ("turn_start",), "pi-ext": ("turn_start",), "pi-agent": ("turn_start",)},
+)
 def turn_start(event: HookEvent, ctx: HookContext) -> None:
     """A turn (one model call plus its tool calls) begins.
 
@@ -367,7 +493,10 @@ def turn_start(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "agent", "observe", event="TurnEndEvent",
+    aliases={"omp": ("turn_end",), "pi-ext": ("turn_end",), "pi-agent": ("turn_end",)},
+)
 def turn_end(event: HookEvent, ctx: HookContext) -> None:
     """A turn ended: the model answered and its tool calls completed.
 
@@ -378,7 +507,7 @@ def turn_end(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical("message", "observe", event="MessageStartEvent", aliases={"pi-ext": ("message_start",)})
 def message_start(event: HookEvent, ctx: HookContext) -> None:
     """A message (user, assistant, tool result, custom) starts.
 
@@ -389,7 +518,7 @@ def message_start(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical("message", "observe", event="MessageUpdateEvent", aliases={"pi-ext": ("message_update",)})
 def message_update(event: HookEvent, ctx: HookContext) -> None:
     """A streamed assistant message received more tokens.
 
@@ -400,7 +529,7 @@ def message_update(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical("message", "observe", event="MessageEndEvent", aliases={"pi-ext": ("message_end",)})
 def message_end(event: HookEvent, ctx: HookContext) -> None:
     """A message is complete and persisted.
 
@@ -411,7 +540,7 @@ def message_end(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical("agent", "observe", event="ModelSelectEvent", aliases={"pi-ext": ("model_select",)})
 def model_select(event: HookEvent, ctx: HookContext) -> None:
     """The model was changed.
 
@@ -422,7 +551,7 @@ def model_select(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical("agent", "observe", event="TtsrTriggeredEvent", aliases={"omp": ("ttsr_triggered",)})
 def ttsr_triggered(event: HookEvent, ctx: HookContext) -> None:
     """A time-traveling stream rule matched the model's output (omp).
 
@@ -433,7 +562,7 @@ def ttsr_triggered(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical("agent", "observe", event="TodoReminderEvent", aliases={"omp": ("todo_reminder",)})
 def todo_reminder(event: HookEvent, ctx: HookContext) -> None:
     """The agent is reminded of unfinished todos (omp).
 
@@ -449,7 +578,13 @@ def todo_reminder(event: HookEvent, ctx: HookContext) -> None:
 # ======================================================================================
 
 
-@hookspec
+@canonical(
+    "tool", "chain(arguments) + short-circuit(block) + fail-closed", event="PreToolEvent",
+    result="PreToolResult", chain=("arguments",), stop_on=("block",), fail_closed=True, timeout=False,
+    aliases={
+        "chibi": ("pre_tool",), "omp": ("tool_call",), "pi-ext": ("tool_call",), "pi-agent": ("tool_call",),
+    },
+)
 def pre_tool(event: HookEvent, ctx: HookContext) -> Answer:
     """The model asked for a tool call; before the tool runs.
 
@@ -463,7 +598,7 @@ def pre_tool(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical("tool", "observe", event="PostToolEvent", aliases={"chibi": ("post_tool",)})
 def post_tool(event: HookEvent, ctx: HookContext) -> None:
     """A tool ran (successfully or not).
 
@@ -474,7 +609,14 @@ def post_tool(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "tool", "chain(output, content, details, is_error) + short-circuit(block)", event="PreToolOutputEvent",
+    result="PreToolOutputResult", chain=("output", "content", "details", "is_error"), stop_on=("block",),
+    aliases={
+        "chibi": ("pre_tool_output",), "omp": ("tool_result",), "pi-ext": ("tool_result",),
+        "pi-agent": ("tool_result",),
+    },
+)
 def pre_tool_output(event: HookEvent, ctx: HookContext) -> Answer:
     """A tool returned (also on error), before its output is cached or shown to the model.
 
@@ -488,7 +630,7 @@ def pre_tool_output(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical("tool", "observe", event="PostToolOutputEvent", aliases={"chibi": ("post_tool_output",)})
 def post_tool_output(event: HookEvent, ctx: HookContext) -> None:
     """After tool output processing and caching.
 
@@ -499,7 +641,7 @@ def post_tool_output(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical("tool", "observe", event="ToolExecutionStartEvent", aliases={"pi-ext": ("tool_execution_start",)})
 def tool_execution_start(event: HookEvent, ctx: HookContext) -> None:
     """A tool's execution starts.
 
@@ -510,7 +652,10 @@ def tool_execution_start(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "tool", "observe", event="ToolExecutionUpdateEvent",
+    aliases={"pi-ext": ("tool_execution_update",)},
+)
 def tool_execution_update(event: HookEvent, ctx: HookContext) -> None:
     """A running tool reported progress.
 
@@ -521,7 +666,7 @@ def tool_execution_update(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical("tool", "observe", event="ToolExecutionEndEvent", aliases={"pi-ext": ("tool_execution_end",)})
 def tool_execution_end(event: HookEvent, ctx: HookContext) -> None:
     """A tool's execution ended.
 
@@ -532,7 +677,11 @@ def tool_execution_end(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec(firstresult=True)
+@canonical(
+    "tool", "first-result(operations or result)", event="UserBashEvent", result="UserBashResult",
+    first_result=True, first_result_needs=("operations", "result"),
+    aliases={"pi-ext": ("user_bash",)},
+)
 def user_bash(event: HookEvent, ctx: HookContext) -> Answer:
     """The user ran a shell command from the editor (``!cmd``).
 
@@ -549,7 +698,11 @@ def user_bash(event: HookEvent, ctx: HookContext) -> Answer:
 # ======================================================================================
 
 
-@hookspec
+@canonical(
+    "api", "include-intersection + exclude-union", event="PreApiToolsEvent", result="PreApiToolsResult",
+    tool_filter=True, computed=("tools",),
+    aliases={"chibi": ("pre_api_tools",)},
+)
 def pre_api_tools(event: HookEvent, ctx: HookContext) -> Answer:
     """Before the tool list is sent to the model API; may filter tools.
 
@@ -562,7 +715,11 @@ def pre_api_tools(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical(
+    "api", "merge-patch(request_body) in order", event="PreApiRequestEvent", result="PreApiRequestResult",
+    merge_patch="request_body",
+    aliases={"chibi": ("pre_api_request",)},
+)
 def pre_api_request(event: HookEvent, ctx: HookContext) -> Answer:
     """After tool filtering, before the HTTP request; may patch the body.
 
@@ -580,7 +737,11 @@ def pre_api_request(event: HookEvent, ctx: HookContext) -> Answer:
 # ======================================================================================
 
 
-@hookspec
+@canonical(
+    "loop", "last-wins(fallback, fuel)", event="PreAgenticLoopEvent", result="PreAgenticLoopResult",
+    last_wins=("fallback", "fuel"), fuel=True, computed=("fallback_source",),
+    aliases={"chibi": ("pre_agentic_loop",)},
+)
 def pre_agentic_loop(event: HookEvent, ctx: HookContext) -> Answer:
     """Before each agentic loop iteration; may override fallback and fuel.
 
@@ -593,7 +754,11 @@ def pre_agentic_loop(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical(
+    "loop", "last-wins(fallback) + saturating-sum(fuel_delta)", event="PostToolBatchEvent",
+    result="PostToolBatchResult", last_wins=("fallback",), fuel=True, computed=("fuel", "fallback_source"),
+    aliases={"chibi": ("post_tool_batch",)},
+)
 def post_tool_batch(event: HookEvent, ctx: HookContext) -> Answer:
     """After a batch of tool calls; may override fallback and adjust fuel.
 
@@ -612,7 +777,12 @@ def post_tool_batch(event: HookEvent, ctx: HookContext) -> Answer:
 # ======================================================================================
 
 
-@hookspec
+@canonical(
+    "permission", "deny-wins + fail-safe deny when no handler + fail-closed", event="PreFileReadEvent",
+    result="PreFileReadResult", stop_on=("denied",), permission=True, deny_without_handler=True,
+    fail_closed=True,
+    aliases={"chibi": ("pre_file_read",)},
+)
 def pre_file_read(event: HookEvent, ctx: HookContext) -> Answer:
     """Before a file is read (outside the allowed paths).
 
@@ -624,7 +794,12 @@ def pre_file_read(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical(
+    "permission", "deny-wins + fail-safe deny when no handler + fail-closed", event="PreFileWriteEvent",
+    result="PreFileWriteResult", stop_on=("denied",), permission=True, deny_without_handler=True,
+    fail_closed=True,
+    aliases={"chibi": ("pre_file_write",)},
+)
 def pre_file_write(event: HookEvent, ctx: HookContext) -> Answer:
     """Before a file is written or edited.
 
@@ -635,7 +810,12 @@ def pre_file_write(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical(
+    "permission", "deny-wins + fail-safe deny when no handler + fail-closed", event="PreShellExecEvent",
+    result="PreShellExecResult", stop_on=("denied",), permission=True, deny_without_handler=True,
+    fail_closed=True,
+    aliases={"chibi": ("pre_shell_exec",)},
+)
 def pre_shell_exec(event: HookEvent, ctx: HookContext) -> Answer:
     """Before a shell command runs.
 
@@ -646,7 +826,11 @@ def pre_shell_exec(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical(
+    "permission", "deny-wins + fail-closed", event="PreFetchUrlEvent", result="PreFetchUrlResult",
+    stop_on=("denied",), permission=True, fail_closed=True,
+    aliases={"chibi": ("pre_fetch_url",)},
+)
 def pre_fetch_url(event: HookEvent, ctx: HookContext) -> Answer:
     """Before a sensitive URL is fetched or a network tool without a URL runs.
 
@@ -657,12 +841,40 @@ def pre_fetch_url(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
+@canonical(
+    "permission", "verdict: deny-wins, then ask, then allow (approvers only) + chain(arguments) + fail-closed",
+    event="PermissionRequestEvent", result="PermissionRequestResult", chain=("arguments",), fail_closed=True,
+    verdict=True,
+)
+def permission_request(event: HookEvent, ctx: HookContext) -> Answer:
+    """The host is about to ask the user to approve a tool call; a plugin may decide instead.
+
+    Fires where the host has a permission prompt a hook can answer (Claude Code and Codex
+    PermissionRequest). ``pre_tool`` still runs first for every call.
+
+    :param event: :class:`PermissionRequestEvent` — ``tool_name``, ``arguments``.
+    :returns: :class:`PermissionRequestResult` — ``decision``: ``"deny"`` (with a ``reason``),
+        ``"ask"`` (the host prompts as usual) or ``"allow"`` (only from a plugin that declares
+        ``agent_hooks_approver = True`` on its module or class); ``arguments`` rewrites the input
+        of an allowed call. None is no opinion.
+
+    Combination: verdict — any deny wins (first reason kept), else any ask, else an allow from an
+    approver; no opinion from anyone passes through to the host's own prompt, never an allow.
+    chain(arguments). fail-closed: a handler that raises, hangs or answers nonsense (an allow from
+    a plugin that is not an approver included) denies.
+    """
+
+
 # ======================================================================================
 # Sub-agents, caching, delivery, index
 # ======================================================================================
 
 
-@hookspec(firstresult=True)
+@canonical(
+    "subagent", "first-result(response or block)", event="PreSpawnAgentEvent", result="PreSpawnAgentResult",
+    first_result=True, first_result_needs=("response", "block"),
+    aliases={"chibi": ("pre_spawn_agent",)},
+)
 def pre_spawn_agent(event: HookEvent, ctx: HookContext) -> Answer:
     """Before a sub-agent model call; may answer it or block it.
 
@@ -674,7 +886,7 @@ def pre_spawn_agent(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical("subagent", "observe", event="PostSpawnAgentEvent", aliases={"chibi": ("post_spawn_agent",)})
 def post_spawn_agent(event: HookEvent, ctx: HookContext) -> None:
     """A sub-agent returned.
 
@@ -685,7 +897,11 @@ def post_spawn_agent(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec(firstresult=True)
+@canonical(
+    "cache", "first-result(summary)", event="PreCacheOutputEvent", result="PreCacheOutputResult",
+    first_result=True, first_result_needs=("summary",),
+    aliases={"chibi": ("pre_cache_output",)},
+)
 def pre_cache_output(event: HookEvent, ctx: HookContext) -> Answer:
     """Before a large tool output is cached; may supply the summary.
 
@@ -696,7 +912,7 @@ def pre_cache_output(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical("cache", "observe", event="PostCacheOutputEvent", aliases={"chibi": ("post_cache_output",)})
 def post_cache_output(event: HookEvent, ctx: HookContext) -> None:
     """A large tool output was cached.
 
@@ -707,7 +923,11 @@ def post_cache_output(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec(firstresult=True)
+@canonical(
+    "delivery", "first-result(delivered=true claims)", event="PreSendMessageEvent",
+    result="PreSendMessageResult", first_result=True, first_result_needs=("delivered",),
+    aliases={"chibi": ("pre_send_message",)},
+)
 def pre_send_message(event: HookEvent, ctx: HookContext) -> Answer:
     """Before an inter-context message is delivered; a plugin may claim the delivery.
 
@@ -719,7 +939,7 @@ def pre_send_message(event: HookEvent, ctx: HookContext) -> Answer:
     """
 
 
-@hookspec
+@canonical("delivery", "observe", event="PostSendMessageEvent", aliases={"chibi": ("post_send_message",)})
 def post_send_message(event: HookEvent, ctx: HookContext) -> None:
     """An inter-context message was delivered.
 
@@ -730,7 +950,7 @@ def post_send_message(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical("index", "observe", event="PostIndexFileEvent", aliases={"chibi": ("post_index_file",)})
 def post_index_file(event: HookEvent, ctx: HookContext) -> None:
     """The code indexer indexed a file.
 
@@ -741,7 +961,7 @@ def post_index_file(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical("index", "observe (advisory)", event="PreVfsWriteEvent", aliases={"chibi": ("pre_vfs_write",)})
 def pre_vfs_write(event: HookEvent, ctx: HookContext) -> None:
     """Before a virtual-filesystem write by a tool (advisory, cannot block).
 
@@ -752,7 +972,7 @@ def pre_vfs_write(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical("index", "observe", event="PostVfsWriteEvent", aliases={"chibi": ("post_vfs_write",)})
 def post_vfs_write(event: HookEvent, ctx: HookContext) -> None:
     """After a virtual-filesystem write by a tool.
 
@@ -763,7 +983,12 @@ def post_vfs_write(event: HookEvent, ctx: HookContext) -> None:
     """
 
 
-@hookspec
+@canonical(
+    "resources", "accumulate(skill_paths, prompt_paths, theme_paths)", event="ResourcesDiscoverEvent",
+    result="ResourcesDiscoverResult",
+    accumulate=(("skill_paths", "skill_paths"), ("prompt_paths", "prompt_paths"), ("theme_paths", "theme_paths")),
+    aliases={"pi-ext": ("resources_discover",)},
+)
 def resources_discover(event: HookEvent, ctx: HookContext) -> Answer:
     """At startup and ``/reload``; plugins contribute skill, prompt and theme paths.
 

@@ -56,9 +56,15 @@ DECLARED: dict[str, dict[str, Cap]] = {
         "pre_compact": Cap("PreCompact", block=True),
         "post_compact": Cap("PostCompact"),
         "agent_end": Cap("Stop"),
+        "stop_gate": Cap("Stop, SubagentStop", block=True,
+                         note="continue = decision block, the reason as the next instruction"),
+        "permission_request": Cap("PermissionRequest", block=True, rewrite=True, closed=True,
+                                  note="deny; allow (approvers) skips the prompt, with updatedInput"),
         "pre_spawn_agent": Cap("SubagentStart", note="cannot stop the sub-agent: told as context"),
         "post_spawn_agent": Cap("SubagentStop"),
-        "host_event": Cap("every other event"),
+        "host_event": Cap("every other wired event",
+                          note="not wired: MessageDisplay, FileChanged (cost), WorktreeCreate/Remove (answering "
+                               "replaces Claude Code's own worktree handling)"),
     },
 }
 
@@ -75,3 +81,16 @@ def of(host: str) -> dict[str, Cap]:
         if isinstance(caps, dict):
             return caps
     return DECLARED.get(host, {})
+
+
+def sandbox(host: str) -> tuple[bool, str]:
+    """Can a ``pre_tool`` rewrite (what agent-hooks-sandbox does to a shell command) reach ``host``?
+
+    (True, the host events it rides on) or (False, why not).
+    """
+    cap = of(host).get("pre_tool")
+    if cap is None:
+        return False, "it does not fire pre_tool"
+    if not cap.rewrite:
+        return False, f"its {cap.via} cannot rewrite a tool's input"
+    return True, cap.via

@@ -48,13 +48,24 @@ HOOK_EVENTS = (
     "WorktreeCreate", "WorktreeRemove", "Elicitation", "ElicitationResult",
 )
 
-#: the events we wire: every lifecycle event with a canonical hook, plus the ones audit should see.
-#: Left out: MessageDisplay (one process per streamed line), file/cwd/worktree/task/config events.
+#: the events we wire: every event with a canonical hook, the rest to ``host_event`` (audit sees them).
+#: Left out (see :data:`NOT_WIRED`): events where a process per event costs too much, or where
+#: answering at all changes what Claude Code does.
 EVENTS = (
     "SessionStart", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse", "PermissionRequest",
     "PermissionDenied", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification",
     "SubagentStart", "SubagentStop", "Stop", "StopFailure", "PreCompact", "PostCompact", "SessionEnd",
+    "Setup", "InstructionsLoaded", "TaskCreated", "TaskCompleted", "TeammateIdle", "ConfigChange", "CwdChanged",
+    "DirectoryAdded", "PreModelSwitch", "PostModelSwitch", "Elicitation", "ElicitationResult",
 )
+
+#: Claude Code events we do not wire, and why (docs/hosts/claude-code.md lists them too)
+NOT_WIRED = {
+    "MessageDisplay": "one process per streamed line of every reply",
+    "FileChanged": "fires for the paths a hook asks to watch; one process per file change",
+    "WorktreeCreate": "a WorktreeCreate hook replaces Claude Code's own worktree creation",
+    "WorktreeRemove": "pairs with WorktreeCreate, which we must not answer",
+}
 
 #: events whose matcher is the tool name: we match every tool
 TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure"})
@@ -66,6 +77,8 @@ TIMEOUTS = {"SessionEnd": 5}
 SCOPES = ("user", "project", "local")
 
 TRANSPORTS = ("command", "client", "http")
+#: ``--transport auto`` (the default) picks the fastest transport that is safe for the scope
+AUTO = "auto"
 #: events where a failure of ours must block (http ``onFailure``; command: exit 2 from the client)
 GATING_EVENTS = frozenset({"PreToolUse", "PermissionRequest"})
 #: the environment variable Claude Code puts the server's token in (``allowedEnvVars``)
@@ -107,18 +120,23 @@ def settings_path(scope: str, project_dir: str | os.PathLike[str] | None = None)
 def bridge_command() -> tuple[str, list[str]]:
     """(command, args before ``claude-code``) that runs this environment's bridge.
 
-    The ``agenthooks`` script next to this interpreter when there is one, else ``python -m
+    On POSIX the stable launcher (``transports/launcher.py``: it outlives a moved or recreated
+    environment and then blocks gating events) with ``python -I -m agent_hooks_core``; elsewhere
+    the ``agenthooks`` script next to this interpreter when there is one, else ``python -m
     agent_hooks_core`` with this interpreter. Absolute paths, unresolved (a venv's python is a
     symlink that must stay inside the venv), so the hook works whatever Claude Code's PATH is.
     """
+    from ..transports import launcher
+    from ..transports.client import isolation_flags
+
+    if launcher.supported():
+        return str(launcher.path()), [*isolation_flags(), "-m", "agent_hooks_core"]
     name = "agenthooks.exe" if os.name == "nt" else "agenthooks"
     scripts = sysconfig.get_path("scripts")
     if scripts:
         script = Path(scripts) / name
         if script.is_file() and os.access(script, os.X_OK):
             return str(script.absolute()), []  # a script's sys.path[0] is its own directory
-    from ..transports.client import isolation_flags
-
     # -m would put the project directory (Claude Code's cwd) first on sys.path: -I keeps it off
     return str(Path(sys.executable).absolute()), [*isolation_flags(), "-m", "agent_hooks_core"]
 
@@ -140,10 +158,12 @@ def http_handler(event: str, ask: bool = False) -> dict[str, Any]:
 
 
 def client_handler(event: str, ask: bool = False) -> dict[str, Any]:
+    from ..transports import launcher
     from ..transports.client import command_for
 
-    argv = command_for("claude-code", ["--event", event, *(["--ask"] if ask and event == "PreToolUse" else [])],
-                       gating=event in GATING_EVENTS)
+    gating = event in GATING_EVENTS
+    argv = launcher.wrap(command_for("claude-code", ["--event", event, *(["--ask"] if ask and event == "PreToolUse"
+                                                                          else [])], gating=gating), gating)
     entry: dict[str, Any] = {"type": "command", "command": argv[0], "args": argv[1:],
                              "timeout": TIMEOUTS.get(event, TIMEOUT)}
     if event in GATING_EVENTS:
@@ -152,12 +172,15 @@ def client_handler(event: str, ask: bool = False) -> dict[str, Any]:
 
 
 def starter_handler() -> dict[str, Any]:
-    """SessionStart: start the warm server if it is not running (the http transport needs it)."""
-    from ..transports.client import isolation_flags
+    """SessionStart: start the warm server if it is not running (the http transport needs it).
 
-    return {"type": "command", "command": str(Path(sys.executable).absolute()),
-            "args": [*isolation_flags(), "-m", "agent_hooks_core", "serve", "start", "--quiet"],
-            "timeout": STARTER_TIMEOUT}
+    The fast client asks the server for its status (a socket round trip, no typer, rich or
+    pydantic import) and runs the full ``serve start`` only when the server does not answer."""
+    from ..transports import launcher
+    from ..transports.client import ensure_server_command
+
+    argv = launcher.wrap(ensure_server_command(STARTER_TIMEOUT - 2), False)
+    return {"type": "command", "command": argv[0], "args": argv[1:], "timeout": STARTER_TIMEOUT}
 
 
 def handler(event: str, command: str, prefix: list[str], ask: bool = False,
@@ -170,11 +193,14 @@ def handler(event: str, command: str, prefix: list[str], ask: bool = False,
         return http_handler(event, ask)
     if transport == "client":
         return client_handler(event, ask)
+    from ..transports import launcher
+
     extra = ["--ask"] if ask and event == "PreToolUse" else []
+    gate = [launcher.GATING] if event in GATING_EVENTS and launcher.is_launcher_path(command) else []
     entry: dict[str, Any] = {"type": "command", "command": command,
-                             "args": [*prefix, "claude-code", "--event", event, *extra],
+                             "args": [*gate, *prefix, "claude-code", "--event", event, *extra],
                              "timeout": TIMEOUTS.get(event, TIMEOUT)}
-    if event == "PreToolUse":
+    if event in GATING_EVENTS:
         entry["onFailure"] = "block"  # a crash or timeout of ours blocks the tool (fail-closed)
     return entry
 
@@ -229,6 +255,8 @@ def is_starter(entry: Any) -> bool:
     args = entry.get("args")
     if not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
         return False
+    if "--ensure-server" in args and any(os.path.basename(a) == "fastclient.py" for a in args):
+        return True
     runs_us = "agent_hooks_core" in args or os.path.basename(str(entry.get("command", ""))) in (
         "agenthooks", "agenthooks.exe")
     return runs_us and "serve" in args and args[args.index("serve") + 1:args.index("serve") + 2] == ["start"]
@@ -245,6 +273,15 @@ def transport_of(handlers: list[dict[str, Any]]) -> str:
     if any(any(os.path.basename(str(a)) == "fastclient.py" for a in h.get("args") or []) for h in handlers):
         return "client"
     return "command"
+
+
+def choose_transport(scope: str) -> tuple[str, str]:
+    """(transport, why) for ``--transport auto``: the fastest one that is safe in ``scope``'s file."""
+    if scope == "project":
+        # the warm server over the private unix socket; a process per event while it is down
+        return "client", "a committed file must not hold your token: the fast client"
+    # onFailure: block on the gating events: a server that cannot answer blocks the tool call
+    return "http", "no process per event; tool calls block if the server is down"
 
 
 # -- merging -----------------------------------------------------------------------------
@@ -371,6 +408,9 @@ class SettingsEdit:
         """Write the new text atomically; returns the backup of the old file (None if there was none)."""
         if self.new is None or not self.changed:
             return None
+        from ..transports import launcher
+
+        launcher.write_if_referenced(self.new)  # before the file that runs it
         self.path.parent.mkdir(parents=True, exist_ok=True)
         backup = None
         mode = None
@@ -382,6 +422,15 @@ class SettingsEdit:
 
         atomic_write(self.path, self.new, mode)
         return backup
+
+
+def remove(edit: SettingsEdit) -> None:
+    """Apply an uninstall: no backup, the file deleted when nothing is left in it, and the backup
+    an install kept deleted too (``hostkit.jsonconfig.remove_leaving_nothing``)."""
+    if edit.new is not None and edit.changed:
+        from .hostkit.jsonconfig import remove_leaving_nothing
+
+        remove_leaving_nothing(edit.path, edit.new)
 
 
 def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
@@ -482,6 +531,8 @@ def _server_checks(transport: str, settings: dict[str, Any], where: str, flag: s
 
 def check(cwd: str | os.PathLike[str] | None = None) -> list[Check]:
     """Is Claude Code wired to this environment's ``agenthooks``, in which files, and is it current?"""
+    from ..transports import launcher
+
     command, prefix = bridge_command()
     results: list[Check] = []
     wired: list[str] = []
@@ -513,21 +564,24 @@ def check(cwd: str | os.PathLike[str] | None = None) -> list[Check]:
             if len(handlers) > 1:
                 problems.append(f"{event} runs agenthooks {len(handlers)} times")
             for h in handlers:
-                if h not in (handler(event, command, prefix, False, transport),
+                cmd = h.get("command", "")
+                reason = launcher.broken(cmd) if h.get("type", "command") == "command" and isinstance(cmd, str) \
+                    and os.path.isabs(cmd) else None
+                if reason is not None:  # a moved or recreated environment: what runs is gone
+                    problems.append(f"{event} runs {cmd}, which does not exist" if not os.path.exists(cmd)
+                                    else f"{event}: {reason}")
+                elif h not in (handler(event, command, prefix, False, transport),
                              handler(event, command, prefix, True, transport)) and event in EVENTS:
                     want = handler(event, command, prefix, False, transport)
-                    cmd = h.get("command", "")
                     if h.get("type") == "http" and h.get("url") != want.get("url"):
                         problems.append(f"{event} calls {h.get('url')}, not {want.get('url')}")
                     elif h.get("type") == "http":
                         problems.append(f"{event} entry differs from the current one")
-                    elif isinstance(cmd, str) and os.path.isabs(cmd) and not os.path.exists(cmd):
-                        problems.append(f"{event} runs {cmd}, which does not exist")
                     elif cmd != want.get("command"):
                         problems.append(f"{event} runs {cmd}, not this environment's {want.get('command')}")
                     else:
                         problems.append(f"{event} entry differs from the current one")
-        how = "" if transport == "command" else f" --transport {transport}"
+        how = "" if transport == choose_transport(scope)[0] else f" --transport {transport}"
         if problems:
             shown = "; ".join(dict.fromkeys(problems))
             results.append(Check(False, f"{where}: outdated ({shown}); run `agenthooks install claude-code{how} "
@@ -545,6 +599,19 @@ def check(cwd: str | os.PathLike[str] | None = None) -> list[Check]:
     return results
 
 
+def wired(cwd: str | os.PathLike[str] | None = None) -> list[str]:
+    """Scopes whose settings file runs our bridge (``agenthooks hosts``)."""
+    found = []
+    for scope in SCOPES:
+        try:
+            settings, _ = read_settings(settings_path(scope, cwd))
+        except InstallError:
+            continue
+        if _our_handlers(settings):
+            found.append(scope)
+    return found
+
+
 def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     """One line per finding, each starting with ``ok:`` or ``warning:`` (for ``agenthooks doctor``)."""
     return [str(c) for c in check(cwd)]
@@ -556,24 +623,37 @@ def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
 OPTIONS: dict[str, dict[str, Any]] = {
     "ask": {"flag": "--ask", "default": False,
             "help": "plugins that ask the user when there is a UI (the guard) make Claude Code ask, instead of denying"},
-    "transport": {"flag": "--transport", "default": "command", "choices": TRANSPORTS,
-                  "help": "command: a process per event; client: the fast client to the warm server, falling back "
-                          "to a process; http: http hooks to the warm server (Claude Code >= 2.1.295)"},
+    "transport": {"flag": "--transport", "default": AUTO, "choices": (AUTO, *TRANSPORTS),
+                  "help": "auto: http for --user/--local, client for --project; command: a process per event; "
+                          "client: the fast client to the warm server, falling back to a process; http: http hooks "
+                          "to the warm server (Claude Code >= 2.1.295)"},
 }
 INSTALL_HELP = "Run every enabled plugin on Claude Code's hook events (merges into its settings file)."
 UNINSTALL_HELP = "Remove agent-hooks' entries from Claude Code's settings file (other hooks stay)."
 
 
 def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
-            out: Any = None, ask: bool = False, transport: str = "command") -> int:
+            out: Any = None, ask: bool = False, transport: str = AUTO) -> int:
     """Merge our hook entries into Claude Code's ``scope`` settings file. Returns the exit code."""
     out = out or sys.stdout
+    why = "as asked (--transport)"
+    if transport == AUTO:
+        transport, why = choose_transport(scope)
     plan = plan_install(scope, project_dir, ask=ask, transport=transport, dry_run=dry_run)
+    chosen = f"  transport: {transport}\n  why:       {why}\n"
     if dry_run:
         out.write(plan.diff() if plan.changed else f"{plan.path}: already wired, nothing to change\n")
+        out.write(chosen)
         return 0
+    try:
+        _write_launcher(plan)
+    except OSError as exc:
+        from ..transports import launcher
+
+        raise InstallError(f"cannot write the launcher {launcher.path()}: {exc.strerror or exc}") from None
     if not plan.changed:
         out.write(f"Claude Code ({scope}) is already wired to agent-hooks: {plan.path}\n")
+        out.write(chosen)
         return 0
     try:
         backup = plan.apply()
@@ -582,6 +662,7 @@ def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = No
     if transport == "http":
         os.chmod(plan.path, 0o600)  # it holds the token now
     out.write(f"Wired agent-hooks into Claude Code ({scope}): {plan.path}\n")
+    out.write(chosen)
     if transport == "http":
         out.write(f"  url:     {server_url()} (http hooks; the token is env.{TOKEN_VAR} in that file)\n")
         out.write("  server:  started by a SessionStart hook; now: `agenthooks serve start`\n")
@@ -600,6 +681,13 @@ def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = No
     return 0
 
 
+def _write_launcher(plan: SettingsEdit) -> None:
+    """The stable launcher the file names, written first (a reinstall that changes nothing repairs it)."""
+    from ..transports import launcher
+
+    launcher.write_if_referenced(plan.new if plan.new is not None else plan.old)
+
+
 def uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
               out: Any = None) -> int:
     """Remove our hook entries (any transport) from Claude Code's ``scope`` settings file."""
@@ -612,10 +700,10 @@ def uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = 
         out.write(f"Claude Code ({scope}) is not wired to agent-hooks: {plan.path}\n")
         return 0
     try:
-        backup = plan.apply()
+        remove(plan)
     except OSError as exc:
         raise InstallError(f"cannot write {plan.path}: {exc.strerror or exc}") from None
     out.write(f"Removed agent-hooks from Claude Code ({scope}): {plan.path}\n")
-    if backup is not None:
-        out.write(f"  backup:  {backup}\n")
+    if not plan.path.exists():
+        out.write(f"  deleted {plan.path}: nothing else was in it\n")
     return 0

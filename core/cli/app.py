@@ -242,32 +242,39 @@ def _implementers(hook: str) -> list[str] | None:
 
 
 def read_payload(data: str | None) -> dict[str, Any]:
-    """``--data`` (JSON or @FILE), else stdin when it is not a terminal, else ``{}``."""
-    import json
+    """``--data`` (JSON or @FILE), else stdin when it is not a terminal, else ``{}``.
+
+    At most as much as a host event may be (``MAX_EVENT_BYTES``) is read: ``@/dev/zero`` or an
+    endless pipe is an error, not a command that never ends.
+    """
+    from ..transports.dispatch import MAX_EVENT_BYTES
 
     source = "--data"
     if data is None:
         if sys.stdin is None or sys.stdin.isatty():
             return {}
         try:
-            text, source = sys.stdin.read(), "stdin"
+            text, source = sys.stdin.read(MAX_EVENT_BYTES + 1), "stdin"
+        except UnicodeDecodeError:
+            fail("stdin is not UTF-8 text")
         except (OSError, ValueError):  # stdin closed or not readable: no payload
             return {}
     elif data.startswith("@"):
+        source = data[1:]
         try:
-            with open(data[1:], encoding="utf-8") as fh:
-                text = fh.read()
+            with open(source, encoding="utf-8") as fh:
+                text = fh.read(MAX_EVENT_BYTES + 1)
         except OSError as exc:
             fail(f"--data {data}: {exc.strerror or exc}")
-        source = data[1:]
+        except UnicodeDecodeError:
+            fail(f"--data {data}: not UTF-8 text")
     else:
         text = data
+    if len(text) > MAX_EVENT_BYTES:
+        fail(f"{source} is larger than {MAX_EVENT_BYTES:,} bytes")
     if not text.strip():
         return {}
-    try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
-        fail(f"{source} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
+    payload = common.load_json(text, source)
     if not isinstance(payload, dict):
         fail(f"{source} must be a JSON object, not {type(payload).__name__}")
     return payload

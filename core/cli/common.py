@@ -78,10 +78,17 @@ def tracing() -> bool:
     return OPTIONS.trace or env_flag(ENV_TRACE)
 
 
+def _check_settings_path() -> None:
+    given = OPTIONS.settings_path
+    if given is not None and os.path.exists(given) and not os.path.isfile(given):
+        fail(f"--settings {given}: not a regular file")  # a device or a fifo would be read without end
+
+
 def settings() -> Settings:
     """The settings the global options select (raises SettingsError: exit 2, one line)."""
     from ..settings import load_settings
 
+    _check_settings_path()
     loaded = load_settings(OPTIONS.cwd, OPTIONS.settings_path)
     say_once(loaded.warnings)
     return loaded
@@ -97,6 +104,7 @@ def runtime(**options: Any) -> Runtime:
         return _RUNTIME
     from ..discovery import load_runtime
 
+    _check_settings_path()
     for path in OPTIONS.hook_paths:
         if not os.path.exists(path):
             fail(f"--hook {path}: no such file or directory")
@@ -128,6 +136,28 @@ def load_error_line(err: HookError) -> str:
              "config": "has invalid settings", "file": "hook file missing",
              "select": "not found", "entry-point": "duplicate entry point"}.get(err.hook, err.hook)
     return f"plugin {err.plugin!r} not loaded ({stage}): {err.message}"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def load_json(text: str | bytes, source: str) -> Any:
+    """JSON a user gave us, strictly: no ``NaN``/``Infinity`` (not JSON, and no plugin expects
+    them), nothing nested deeper than a host event may be. Bad input -> CLIError naming ``source``."""
+    from ..transports.dispatch import MAX_DEPTH, depth_exceeds
+
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        fail(f"{source} is nested deeper than {MAX_DEPTH} levels")
+    except json.JSONDecodeError as exc:
+        fail(f"{source} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
+    except ValueError as exc:
+        fail(f"{source} is not valid JSON: {exc}")
+    if depth_exceeds(value):
+        fail(f"{source} is nested deeper than {MAX_DEPTH} levels")
+    return value
 
 
 def echo_json(data: Any) -> None:
@@ -196,3 +226,15 @@ def print_table(columns: Any, rows: Any, out: Any = None) -> None:
     from .tables import print_table as render
 
     render(out or console(), columns, rows)
+
+
+def say(out: Any, line: Any) -> None:
+    """Print one line (rich markup, or a ``rich.text.Text``) on console ``out``, wrapped at spaces to
+    its width with continuation lines indented (``tables.indented``), never cut at column 0."""
+    from rich.text import Text
+
+    from .tables import indented
+
+    text = Text.from_markup(line) if isinstance(line, str) else line
+    for piece in indented(text, out.width):
+        out.print(piece, soft_wrap=True, overflow="ignore", crop=False)

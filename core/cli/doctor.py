@@ -79,6 +79,13 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
             add(Finding("warning", "settings", w))
     for notice in the_plan.notices if the_plan is not None else ():
         add(Finding("warning", "trust" if "untrusted" in notice else "settings", notice))
+    try:  # the warm server and stdio sessions: running, port, enforced policy per runtime
+        from ..serve.report import findings as serve_findings
+
+        for level, line in serve_findings():
+            add(Finding(level, "serve", line))
+    except Exception as exc:  # a server check must not break doctor
+        add(Finding("info", "serve", f"server check unavailable: {type(exc).__name__}: {exc}"))
     gate_info = rt.plugin_info.get(GATE)
     if gate_info is not None:
         add(Finding("error", "plugins", f"gating hooks deny every call: {info_dict(gate_info).get('reason')}"))
@@ -115,6 +122,10 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
         del counts["tampered"]
     add(Finding("ok" if not counts["failed"] else "info", "plugins",
                 ", ".join(f"{n} {s}" for s, n in counts.items())))
+    from .replay import plugin_reports
+
+    for line in plugin_reports(rt):  # what plugins say about their state (the audit: records kept and lost)
+        add(Finding("info", "plugins", line))
 
     if settings.project_root is not None:
         from .. import trust
@@ -145,7 +156,32 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
                 add(Finding({"ok": "ok", "problem": "error"}.get(level, "info"), "hosts", message))
         except Exception as exc:  # a host check must not break doctor
             add(Finding("info", "hosts", f"{host} check unavailable: {type(exc).__name__}: {exc}"))
+    _plugin_checks(rt, plugin_rows, add)
     return versions, findings, plugin_rows
+
+
+def _plugin_checks(rt: Any, plugin_rows: list[dict[str, Any]], add: Any) -> None:
+    """A loaded plugin's own checks: a module-level ``doctor_findings(config, wired_hosts)`` returning
+    (level, message) pairs (the sandbox: is bubblewrap usable, can each wired host rewrite)."""
+    from ..bridges import matrix
+
+    checks = []
+    for row in plugin_rows:
+        name = str(row.get("name"))
+        obj = rt.pm.get_plugin(name) if row.get("status") == "loaded" else None
+        check = getattr(obj, "doctor_findings", None)
+        if callable(check):
+            checks.append((name, check))
+    if not checks:
+        return
+    wired = [h for h in matrix.hosts() if matrix.wiring(h, common.OPTIONS.cwd)["wired"]]
+    for name, check in checks:
+        try:
+            for level, message in check(rt.context(name).config, wired):
+                add(Finding(level if level in _STYLE else "info", "plugins", str(message), name))
+        except Exception as exc:  # a plugin's check must not break doctor
+            add(Finding("error", "plugins", f"plugin {name!r}: its doctor check failed: {type(exc).__name__}: {exc}",
+                        name))
 
 
 _STYLE = {"ok": "green", "info": "cyan", "warning": "yellow", "error": "red"}
@@ -194,7 +230,9 @@ def register(app: typer.Typer) -> None:
         revoke: Annotated[bool, typer.Option("--revoke", help="Forget this project: its code stops loading.")]
         = False,
         list_: Annotated[bool, typer.Option("--list", help="List the trusted projects.")] = False,
-        json_: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+        json_: Annotated[bool, typer.Option(
+            "--json", help="Machine-readable output of --show (the default with --json), --list or --revoke.")]
+        = False,
     ) -> None:
         """Allow this project's hook files, settings hooks and settings policy, and your user hook files, to load, pinned to their content.
 
@@ -205,6 +243,11 @@ def register(app: typer.Typer) -> None:
         from .. import trust
         from ..settings import find_project_root, load_settings
 
+        chosen = [flag for flag, on in (("--show", show), ("--revoke", revoke), ("--list", list_)) if on]
+        if len(chosen) > 1:
+            fail(f"{' and '.join(chosen)} cannot be combined: choose one")
+        # --json alone asks to see the state: trusting must never be a side effect of a format flag
+        show = show or (json_ and not chosen)
         if list_:
             projects = trust.trusted_projects()
             if json_:
@@ -241,9 +284,15 @@ def register(app: typer.Typer) -> None:
                 echo_json({"project": str(project_root), "trusted": state.trusted, "items": rows,
                            "user": user_rows})
                 return
-            print(f"{project_root}: {'trusted' if state.trusted else 'not trusted'}")
-            for row in rows:
-                print(f"  {row['status']:<9} {row['kind']:<9} {row['path']}")
+            from .tables import Column
+
+            out = common.console()
+            common.say(out, common.esc(f"project: {project_root}"))
+            common.say(out, f"status:  {'trusted' if state.trusted else 'not trusted'}")
+            if rows:
+                out.print()
+                common.print_table([Column("status"), Column("kind"), Column("path", text=True)],
+                                   [[r["status"], r["kind"], _relative(r["path"], project_root)] for r in rows], out)
             _print_user_rows(user_rows)
             return
         user_rows = _user_rows(settings)
@@ -305,6 +354,12 @@ def _trust_user(settings: Any, show: bool, json_: bool) -> None:
         return
     _print_user_rows(rows, changed_only=True)
     print(f"Trusted your user hook files ({len(pinned)} pinned in {trust.store_path()})")
+def _relative(path: str, root: Path) -> str:
+    """A path inside the project as the user reads it there (``.agent-hooks/hooks/x.py``)."""
+    try:
+        return str(Path(path).relative_to(root))
+    except ValueError:
+        return path
 
 
 def item_status(state: Any, item: Any) -> str:

@@ -80,6 +80,43 @@ def uninstall_claude_code(scope: str = "user", project_dir: str | Path | None = 
     return uninstall_host("claude-code", scope, project_dir, dry_run, out)
 
 
+class _Output:
+    """What an installer prints, made fit for a terminal: a dry run's diff with the warm server's
+    token hidden (a diff is shown, pasted, logged), any other line wrapped at spaces to the width
+    with continuation lines indented (``tables.indented``). Diff lines are file content: never wrapped."""
+
+    def __init__(self, stream: TextIO, dry_run: bool) -> None:
+        self.stream = stream
+        self.dry_run = dry_run
+        self.pending = ""
+
+    def write(self, text: str) -> int:
+        if self.dry_run:
+            from ..serve.paths import token
+
+            secret = token(create=False)
+            if secret:
+                text = text.replace(secret, "<hidden: the warm server's token>")
+            return self.stream.write(text)
+        from .common import width
+        from .tables import indented
+
+        self.pending += text
+        *lines, self.pending = self.pending.split("\n")
+        for line in lines:
+            for piece in indented(line, width()):
+                self.stream.write(piece.plain + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.write("\n")
+        self.stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 def _fail(exc: CommandError) -> typer.Exit:
     typer.echo(f"agenthooks: error: {exc}", err=True)
     return typer.Exit(2)
@@ -116,12 +153,18 @@ def _command(host: str, install: bool) -> Any:
         try:
             scope = _scope({s: kwargs.pop(f"scope_{s}") for s in scopes}, scopes)
             project_dir, dry_run = kwargs.pop("project_dir"), kwargs.pop("dry_run")
+            if project_dir is not None and not project_dir.is_dir():  # never create a project tree by mistake
+                raise CommandError(f"--dir {project_dir}: no such directory")
             for name, value in kwargs.items():
                 choices = options[name].get("choices")
                 if choices and value not in choices:
                     raise CommandError(f"{options[name]['flag']} must be one of {', '.join(choices)}, not {value!r}")
-            code = (install_host(host, scope, project_dir, dry_run, **kwargs) if install
-                    else uninstall_host(host, scope, project_dir, dry_run))
+            out = _Output(sys.stdout, dry_run)
+            try:
+                code = (install_host(host, scope, project_dir, dry_run, out, **kwargs) if install  # type: ignore[arg-type]
+                        else uninstall_host(host, scope, project_dir, dry_run, out))  # type: ignore[arg-type]
+            finally:
+                out.flush()
         except CommandError as exc:
             raise _fail(exc) from None
         raise typer.Exit(code)

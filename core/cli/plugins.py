@@ -144,6 +144,8 @@ def set_enabled(name: str, enable: bool, project: bool) -> list[str]:
     spelled = _spelling(name, found)
     target = _target_file(project)
     lines: list[str] = []
+    # a plugin shipped off until enabled is switched on by `enabled`, in either file
+    default = not any(c.record is not None and c.record.off_until_enabled for c in found)
 
     def mutate(doc: Any) -> bool:
         if enable:
@@ -157,13 +159,13 @@ def set_enabled(name: str, enable: bool, project: bool) -> list[str]:
 
     changed = edit_file(target, mutate)
     settings = common.settings()
-    state, reason = settings.plugin_state(all_names)
+    state, reason = settings.plugin_state(all_names, default=default)
     by_organisation = bool(reason and reason.startswith("disabled by organisation policy"))
-    if enable and not state and project and not by_organisation:
+    if enable and not state and (project or not default) and not by_organisation:
         edit_file(target, lambda doc: list_add(doc, "enabled", spelled))
         changed = True
         settings = common.settings()
-        state, reason = settings.plugin_state(all_names)
+        state, reason = settings.plugin_state(all_names, default=default)
     if not enable:
         required = settings.required_by(all_names)
         if required is not None:
@@ -234,6 +236,16 @@ def _run_pip(*args: str) -> int:
     return proc.returncode
 
 
+def _installed(dist: str) -> bool:
+    import importlib.metadata as md
+
+    try:
+        md.distribution(dist)
+    except (md.PackageNotFoundError, ValueError):
+        return False
+    return True
+
+
 def _uninstall_targets(names: list[str]) -> list[str]:
     the_plan = plan(common.settings(), use_cache=False)
     out: list[str] = []
@@ -242,6 +254,9 @@ def _uninstall_targets(names: list[str]) -> list[str]:
             out.append(name)
             continue
         dists = [c.record.dist for c in the_plan.find(name) if c.record is not None]
+        if not dists and not _installed(name):  # pip only warns and exits 0: say it, exit 2
+            fail(_unknown(name, [c.name for c in the_plan.candidates]).replace(
+                "unknown plugin", "no installed plugin or distribution"))
         dist = dists[0] if dists else name
         if normalize_name(dist) == CORE_DISTRIBUTION:
             fail(f"refusing to uninstall {CORE_DISTRIBUTION}, which agenthooks itself is; use pip directly")
@@ -296,38 +311,44 @@ def register(app: typer.Typer) -> None:
             echo_json(details[0] if len(details) == 1 else details)
             return
         out = common.console()
+
+        def say(line: str) -> None:
+            common.say(out, line)
+
         esc = common.esc
         for row in details:
-            out.print(f"[bold]{esc(row['name'])}[/bold]  {esc(row.get('status'))}"
-                      + (f": {esc(row['reason'])}" if row.get("reason") else ""))
+            say(f"[bold]{esc(row['name'])}[/bold]  {esc(row.get('status'))}"
+                + (f": {esc(row['reason'])}" if row.get("reason") else ""))
             for key in ("distribution", "version", "source", "scope", "entry_point", "path", "order"):
                 if row.get(key) is not None:
-                    out.print(f"  {key.replace('_', ' ')}: {esc(row[key])}")
+                    say(f"  {key.replace('_', ' ')}: {esc(row[key])}")
             if row.get("rules"):
-                out.print("  hooks:")
+                say("  hooks:")
                 for hook, rule in row["rules"].items():
-                    out.print(f"    {esc(hook)}: {esc(rule)}")
+                    say(f"    {esc(hook)}: {esc(rule)}")
             if row.get("settings_files"):
                 header = f"[plugins.{row['name']}]"
-                out.print(f"  settings: {esc(header)} in {esc(', '.join(row['settings_files']))}")
+                say(f"  settings: {esc(header)} in {esc(', '.join(row['settings_files']))}")
             if row.get("config") not in (None, {}):
-                out.print(f"  config: {esc(row['config'])}")
+                say(f"  config: {esc(row['config'])}")
             for err in row["errors"]:
-                out.print(f"  [red]error[/red] ({esc(err['hook'])}): {esc(err['message'])}")
+                say(f"  [red]error[/red] ({esc(err['hook'])}): {esc(err['message'])}")
 
     @plugins_app.command("enable")
     def enable_cmd(name: Annotated[str, typer.Argument(help="Plugin or distribution name.")],
                    project: ProjectOpt = False) -> None:
         """Enable a plugin (removes it from `disabled`; at project level, overrides the user's)."""
+        out = common.console()
         for line in set_enabled(name, True, project):
-            print(line)
+            common.say(out, common.esc(line))
 
     @plugins_app.command("disable")
     def disable_cmd(name: Annotated[str, typer.Argument(help="Plugin or distribution name.")],
                     project: ProjectOpt = False) -> None:
         """Disable a plugin: it is not even imported any more. Comments in the file are kept."""
+        out = common.console()
         for line in set_enabled(name, False, project):
-            print(line)
+            common.say(out, common.esc(line))
 
     @plugins_app.command("install", context_settings={"ignore_unknown_options": True})
     def install_cmd(packages: Annotated[list[str], typer.Argument(

@@ -110,10 +110,12 @@ class Replay:
 
 
 def parse_line(number: int, text: str) -> Entry:
+    from .common import CLIError, load_json
+
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        return Entry(number, error=f"not JSON: {exc}")
+        data = load_json(text, "the line")
+    except CLIError as exc:  # a bad line is reported in its place; the session goes on
+        return Entry(number, error=str(exc).removeprefix("the line is ").replace("not valid JSON", "not JSON"))
     if not isinstance(data, dict):
         return Entry(number, error=f"expected a JSON object, got {type(data).__name__}")
     note = data.get("note") if isinstance(data.get("note"), str) else None
@@ -284,8 +286,12 @@ def read_expect(path: Path) -> dict[int, dict[str, Any]]:
     from .common import fail
 
     expected: dict[int, dict[str, Any]] = {}
+    if path.exists() and not path.is_file():  # a device or a fifo would be read without end
+        fail(f"--expect {path}: not a regular file")
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        fail(f"--expect {path}: not UTF-8 text")
     except OSError as exc:
         fail(f"--expect {path}: {exc.strerror or exc}")
     for number, text in enumerate(lines, start=1):
@@ -438,7 +444,8 @@ def register(app: typer.Typer) -> None:
         from . import common
 
         if not file.is_file():
-            common.fail(f"{file}: {'is a directory' if file.is_dir() else 'no such file'}")
+            common.fail(f"{file}: " + ("is a directory" if file.is_dir() else "not a regular file" if file.exists()
+                                       else "no such file"))
         try:
             entries = read_session(file)
         except (OSError, UnicodeDecodeError) as exc:

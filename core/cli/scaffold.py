@@ -6,8 +6,11 @@ The templates are package data (``agent_hooks_core/templates/new_plugin/*.tmpl``
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import shutil
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Annotated
@@ -49,8 +52,8 @@ def render(text: str, values: dict[str, str]) -> str:
 def create(raw_name: str, parent: Path, description: str | None = None) -> tuple[Path, list[Path]]:
     name, dist, module = plugin_names(raw_name)
     target = parent / dist
-    if target.exists() and any(target.iterdir()):
-        fail(f"{target} already exists and is not empty")
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        fail(f"{target} already exists and is not an empty directory")
     major_minor = ".".join(__version__.split(".")[:2])
     values = {
         "name": name, "dist": dist, "module": module,
@@ -58,36 +61,47 @@ def create(raw_name: str, parent: Path, description: str | None = None) -> tuple
         "core_requirement": f"agent-hooks-core>={major_minor}",
     }
     templates = resources.files("agent_hooks_core").joinpath("templates", "new_plugin")
-    created = []
-    for template, rel in FILES.items():
-        path = target / rel.format(module=module)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render(templates.joinpath(template).read_text(encoding="utf-8"), values), encoding="utf-8")
-        created.append(path)
-    marker = target / module / "py.typed"
-    marker.write_text("")
-    created.append(marker)
+    created: list[Path] = []
+    try:
+        for template, rel in FILES.items():
+            path = target / rel.format(module=module)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(render(templates.joinpath(template).read_text(encoding="utf-8"), values),
+                            encoding="utf-8")
+            created.append(path)
+        marker = target / module / "py.typed"
+        marker.write_text("")
+        created.append(marker)
+    except OSError as exc:
+        fail(f"cannot create {exc.filename or target}: {exc.strerror or exc}")
     return target, created
 
 
-def core_checkout() -> Path | None:
-    """The source checkout agenthooks runs from (an editable install), if it is one."""
-    root = Path(__file__).resolve().parents[2]
-    try:
-        pyproject = (root / "pyproject.toml").read_text(encoding="utf-8")
-    except OSError:
-        return None
-    return root if 'name = "agent-hooks-core"' in pyproject else None
+def program() -> str:
+    """How to run this very ``agenthooks`` from anywhere: ``agenthooks`` when that is what PATH finds,
+    else the console script by absolute path, else this interpreter with ``-m agent_hooks_core``."""
+    script = Path(os.path.abspath(sys.executable)).parent / "agenthooks"
+    if not script.is_file():
+        return f"{shlex.quote(os.path.abspath(sys.executable))} -m agent_hooks_core"
+    found = shutil.which("agenthooks")
+    if found is not None and os.path.samefile(found, script):
+        return "agenthooks"
+    return shlex.quote(str(script))
 
 
 def next_steps(target: Path) -> list[str]:
-    """What to run in the new project; from a checkout, install the core from it first (not on an index)."""
-    checkout = core_checkout()
-    install = "pip install -e '.[test]'"
-    if checkout is not None:
-        install = f"pip install -e {shlex.quote(str(checkout))} && {install}"
-    return [f"cd {shlex.quote(str(target))}", "python -m venv .venv && . .venv/bin/activate",
-            f"{install} && pytest", "agenthooks plugins list"]
+    """What to run in the new project, exactly as printed, from any install of agenthooks.
+
+    agent-hooks-core is not on the package index yet, so the plugin goes into the environment
+    agenthooks runs in, where the core already is (``plugins install`` is pip of that environment),
+    and its tests run with that environment's Python.
+    """
+    python = shlex.quote(os.path.abspath(sys.executable))
+    agenthooks = program()
+    return [f"cd {shlex.quote(str(target.absolute()))}",
+            f"{agenthooks} plugins install -e '.[test]'",
+            f"{python} -m pytest",
+            f"{agenthooks} plugins list"]
 
 
 def register(app: typer.Typer) -> None:
@@ -103,6 +117,6 @@ def register(app: typer.Typer) -> None:
         print(f"Created {target}:")
         for path in created:
             print(f"  {path.relative_to(target)}")
-        print("\nNext:")
+        print("\nNext (installs it into the environment agenthooks runs in, then runs its tests):")
         for line in next_steps(target):
             print(f"  {line}")

@@ -5,6 +5,7 @@ The work is in ``agent_hooks_core.serve``; docs/serve.md describes the server.
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -18,6 +19,26 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
+def check_port(port: int | None) -> None:
+    """A port from ``--port``, ``$AGENT_HOOKS_SERVE_PORT`` or ``[serve] port``, checked before anything
+    starts: a bad one is the user's mistake (exit 2), not a server that dies in the background."""
+    from ..serve.paths import ENV_PORT
+
+    if port is not None:
+        if not 0 <= port <= 65535:
+            common.fail(f"--port {port}: expected a TCP port number (1-65535)")
+        return
+    env = os.environ.get(ENV_PORT)
+    if env is not None and env.strip():
+        try:
+            value = int(env)
+        except ValueError:
+            value = -1
+        if not 0 <= value <= 65535:
+            common.fail(f"{ENV_PORT}={env!r}: expected a TCP port number (1-65535)")
+    common.settings()  # a bad [serve] port is a settings error: one line, exit 2
+
+
 def _describe(st: dict[str, Any]) -> list[str]:
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time() - float(st.get("uptime_s") or 0)))
     reload = st.get("last_reload")
@@ -28,11 +49,16 @@ def _describe(st: dict[str, Any]) -> list[str]:
         f"http:        {st.get('http') or 'off'}" + (f" ({st['http_problem']})" if st.get("http_problem") else ""),
         f"events:      {st.get('events')} served, {st.get('blocked')} blocked, {st.get('failures')} failed, "
         f"{st.get('rejected')} requests refused",
-        f"latency:     p50 {st.get('p50_ms')} ms, p99 {st.get('p99_ms')} ms",
+        "latency:     " + (f"p50 {st['p50_ms']} ms, p99 {st.get('p99_ms')} ms" if st.get("p50_ms") is not None
+                            else "no events yet"),
+        f"workers:     {len(st.get('workers') or [])} processes ({st.get('workers_replaced', 0)} replaced)",
         f"runtimes:    {st.get('runtimes')} warm, {st.get('builds')} built",
         f"plugins:     {', '.join(st.get('plugins') or []) or '(none loaded yet)'}",
         "last reload: " + (time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(reload)) if reload else "never"),
     ]
+    from ..serve.report import policy_lines
+
+    lines += [f"policy:      {line}" for line in policy_lines(st)]
     return lines
 
 
@@ -63,6 +89,7 @@ def register(app: Any) -> None:
         """Serve in the foreground (for debugging and process supervisors)."""
         from ..serve import server
 
+        check_port(port)
         try:
             code = server.run(port=port, http_enabled=not no_http, verbose=verbose,
                               ready=lambda s: typer.echo(f"agenthooks serve: pid {s.status()['pid']} on "
@@ -80,14 +107,16 @@ def register(app: Any) -> None:
         """Start the server in the background (nothing to do when it runs already)."""
         from ..serve import server
 
+        check_port(port)
         extra = [*(["--port", str(port)] if port is not None else []), *(["--no-http"] if no_http else [])]
         try:
             started, st = server.start(extra=extra)
         except (server.ServeError, OSError) as exc:
             raise _fail(str(exc)) from None
         if not quiet:
-            typer.echo(("started" if started else "already running") + f": pid {st.get('pid')}, "
-                       f"{st.get('socket')}" + (f", {st['http']}" if st.get("http") else ""))
+            common.say(common.console(), common.esc(
+                ("started" if started else "already running") + f": pid {st.get('pid')}, "
+                f"{st.get('socket')}" + (f", {st['http']}" if st.get("http") else "")))
 
     @serve_app.command("stop")
     def stop_cmd() -> None:
@@ -100,15 +129,17 @@ def register(app: Any) -> None:
     @serve_app.command("status")
     def status_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readable")) -> None:
         """Is it running; events served, latency, plugins loaded, last reload. Exit 1 when not running."""
-        from ..serve import server
+        from ..serve import server, sessions
 
         st = server.status()
         if as_json:
-            common.echo_json(st if st is not None else {"running": False})
+            common.echo_json({**(st if st is not None else {"running": False}), "sessions": sessions.live()})
         elif st is None:
             typer.echo("not running (start it with `agenthooks serve start`)")
         else:
-            typer.echo("\n".join(_describe(st)))
+            out = common.console()
+            for line in _describe(st):
+                common.say(out, common.esc(line))
         raise typer.Exit(0 if st is not None else 1)
 
     app.add_typer(serve_app, name="serve")

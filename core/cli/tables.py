@@ -181,3 +181,27 @@ def hanging(prefix: Cell, body: Cell, width: int) -> list[Text]:
     head = _text(prefix)
     lines = _wrap(body, max(width - head.cell_len, MIN_TEXT))
     return [Text.assemble(head, lines[0])] + [Text.assemble(" " * head.cell_len, line) for line in lines[1:]]
+
+
+
+def indented(line: Cell, width: int, indent: int = INDENT) -> list[Text]:
+    """One long line wrapped at spaces, continuation lines indented (never at column 0, where they
+    would read as a new record): under the value when the line starts with a short ``label:``,
+    else by ``indent``."""
+    text = _text(line)
+    if text.cell_len <= width:
+        return [text]
+    label = re.match(r" *[^ :]+(?: [^ :]+)?: +(?=\S)", text.plain)
+    if label and label.end() <= width // 3:
+        return hanging(text[:label.end()], text[label.end():], width)
+    cut, nxt = 0, len(text.plain)
+    for m in _WORD.finditer(text.plain):  # the first line: as many whole words as fit
+        if m.end() > width and cut:
+            nxt = m.start()
+            break
+        cut = m.end()
+    first, rest = text[:cut], text[nxt:]
+    if not rest.plain.strip():
+        return _wrap(first, width)
+    return [*_wrap(first, width), *(Text.assemble(" " * indent, piece)
+                                    for piece in _wrap(rest, max(width - indent, MIN_TEXT)))]

@@ -41,16 +41,18 @@ RuntimeFactory = Callable[[], "Runtime"]
 
 USAGE = """usage: agenthooks chibi [--hook PATH]... [--settings PATH] [--schema]
 
-Run the enabled agent-hooks plugins as one chibi plugin. Put this in chibi's plugin directory:
+Run the enabled agent-hooks plugins as one chibi plugin. Put this in chibi's
+plugin directory:
 
     #!/bin/sh
     exec agenthooks chibi "$@"
 
---schema          print the chibi schema (the chibi hooks the enabled plugins implement)
+--schema          print the chibi schema (the chibi hooks the enabled plugins
+                  implement)
 --hook PATH       also load this local plugin file (repeatable)
 --settings PATH   use this agent-hooks settings file
-otherwise         answer the hook named by CHIBI_HOOK; the payload is read from stdin or
-                  CHIBI_HOOK_DATA (chibi's older protocol)"""
+otherwise         answer the hook named by CHIBI_HOOK; the payload is read from
+                  stdin or CHIBI_HOOK_DATA (chibi's older protocol)"""
 
 
 def default_runtime(hook_paths: list[str] | None = None, settings_path: str | None = None) -> Runtime:

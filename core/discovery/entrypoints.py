@@ -26,7 +26,11 @@ from ..fileio import TRUST_MAX, atomic_write, read_bounded
 from ..settings import cache_dir, normalize_name
 
 GROUP = "agent_hooks"
-CACHE_VERSION = 2
+#: a distribution that also names its plugin in this group ships it off until the user enables it
+#: (``enabled = [NAME]``, ``agenthooks plugins enable NAME``): a plugin that changes how every
+#: command runs must not start doing so because something depended on it
+OFF_GROUP = "agent_hooks.off_until_enabled"
+CACHE_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,7 @@ class EntryPointRecord:
     value: str
     dist: str
     version: str
+    off_until_enabled: bool = False
 
 
 #: (stamps, records) of the last scan in this process
@@ -100,9 +105,12 @@ def _scan_metadata() -> list[EntryPointRecord]:
         seen.add(norm)
         if not has_group:
             continue
-        for ep in dist.entry_points:
+        eps = list(dist.entry_points)
+        off = {normalize_name(ep.name) for ep in eps if ep.group == OFF_GROUP}
+        for ep in eps:
             if ep.group == GROUP:
-                records.append(EntryPointRecord(ep.name, ep.value, name, dist.version or ""))
+                records.append(EntryPointRecord(ep.name, ep.value, name, dist.version or "",
+                                                normalize_name(ep.name) in off))
     records.sort(key=lambda r: (normalize_name(r.name), normalize_name(r.dist)))
     return records
 

@@ -102,6 +102,7 @@ def load_runtime(
         hook_timeout=settings.hook_timeout if hook_timeout is _UNSET else hook_timeout,
         timeouts=merged_timeouts,
         order=resolved_order,
+        stop_gate_limit=runtime_options.pop("stop_gate_limit", settings.stop_gate_limit),
         ui=ui,
         has_ui=has_ui,
         session_id=session_id,

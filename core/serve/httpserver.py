@@ -17,14 +17,27 @@ Security on TCP: the peer must be loopback, the ``Host`` header must name a loop
 (DNS rebinding), and ``X-Agent-Hooks-Token`` (or ``Authorization: Bearer``) must carry the user's
 secret. The unix socket is 0600 in a 0700 directory: reaching it is the credential.
 Every refusal is one line of JSON; the server never answers empty on its own error.
+
+Bounded input (:class:`_Bounded`): nothing of a request's body is read before it is authorised;
+a request's line, headers and body must arrive within :data:`READ_TIMEOUT` of its first line (a
+new connection's first request within that of connecting), or the connection is cut; an idle
+keep-alive connection is closed after :data:`IDLE_TIMEOUT`; connections are capped in total and
+per peer (peers.py: per user where the kernel says who it is, and another user's TCP connection is
+closed before anything is read); running out of descriptors (EMFILE) sheds the pending connection
+instead of spinning on it.
 """
 
 from __future__ import annotations
 
+import errno
 import hmac
 import json
 import logging
+import os
+import socket
 import socketserver
+import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -35,6 +48,19 @@ from .service import RequestError, Service
 log = logging.getLogger("agent_hooks.serve")
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+#: seconds a request's line, headers and body may take to arrive (from its first line);
+#: ``AGENT_HOOKS_SERVE_READ_TIMEOUT`` overrides it (tests)
+def _seconds(name: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(name, ""))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+READ_TIMEOUT = _seconds("AGENT_HOOKS_SERVE_READ_TIMEOUT", 10.0)
+#: seconds an idle keep-alive connection is kept
+IDLE_TIMEOUT = 300.0
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -42,8 +68,17 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "agent-hooks"
     sys_version = ""
     server: Any  # TCPServer or UnixServer, both with .service, .token, .tcp, .on_shutdown
+    timeout = IDLE_TIMEOUT  # per read: an idle keep-alive connection ends
 
     # -- plumbing -------------------------------------------------------------------------------
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.watch(self.connection)  # the first request must arrive in time too
+
+    def parse_request(self) -> bool:
+        self.server.watch(self.connection)  # from its first line, the request must arrive in time
+        return bool(super().parse_request())
 
     def address_string(self) -> str:
         return str(self.client_address[0]) if self.client_address else "unix"
@@ -132,13 +167,14 @@ class Handler(BaseHTTPRequestHandler):
     def _serve(self, method: str) -> None:
         why = self._allowed()
         if why is not None:
-            self._body()  # drain it, so keep-alive stays in step
+            self.close_connection = True  # nothing of an unauthorised body is read
             self._error(403, why)
             return
         url = urlsplit(self.path)
         parts = [p for p in url.path.split("/") if p]
         service: Service = self.server.service
         if parts == ["status"] and method == "GET":
+            self.server.unwatch(self.connection)
             self._send(200, json.dumps(self.server.status()).encode() + b"\n")
             return
         if method != "POST":
@@ -149,6 +185,7 @@ class Handler(BaseHTTPRequestHandler):
         body = self._body()
         if body is None:
             return
+        self.server.unwatch(self.connection)  # read in time: the work has its own deadline
         if parts == ["shutdown"]:
             if self.server.tcp:
                 self._error(403, "shutdown is only served on the unix socket")
@@ -196,10 +233,120 @@ class TCPHandler(Handler):
     disable_nagle_algorithm = True
 
 
-class TCPServer(ThreadingHTTPServer):
+#: a connection (the name ``socket`` is the listener's attribute inside the server classes)
+_Sock = socket.socket
+
+
+class _Bounded:
+    """Connection caps, read deadlines and EMFILE shedding for both listeners."""
+
+    socket: _Sock
+    caps: Any
+
+    def _bounded_init(self) -> None:
+        from .peers import Caps
+
+        self.caps = Caps()
+        self._keys: dict[int, str] = {}
+        self._deadlines: dict[_Sock, float] = {}
+        self._deadline_lock = threading.Lock()
+        self._reserve: int | None = _reserve()
+        self._closing = threading.Event()
+        threading.Thread(target=self._reap, daemon=True, name="agent-hooks-read-deadlines").start()
+
+    # deadlines ------------------------------------------------------------------------------
+
+    def watch(self, conn: _Sock) -> None:
+        with self._deadline_lock:
+            self._deadlines[conn] = time.monotonic() + READ_TIMEOUT
+
+    def unwatch(self, conn: _Sock) -> None:
+        with self._deadline_lock:
+            self._deadlines.pop(conn, None)
+
+    def _reap(self) -> None:
+        while not self._closing.wait(0.25):
+            now = time.monotonic()
+            with self._deadline_lock:
+                late = [c for c, until in self._deadlines.items() if until <= now]
+                for c in late:
+                    del self._deadlines[c]
+            for conn in late:
+                log.info("a request did not arrive within %g s: connection cut", READ_TIMEOUT)
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)  # the handler's read returns: it ends
+                except OSError:
+                    pass
+
+    # caps -----------------------------------------------------------------------------------
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        from .peers import own_uid, peer_key
+
+        key, uid = peer_key(request, client_address)
+        own = own_uid()
+        if uid is not None and own is not None and uid != own:
+            log.warning("refused a connection from another user (uid %d)", uid)
+            return False
+        why = self.caps.take(key)
+        if why is not None:
+            log.warning("refused a connection: %s", why)
+            return False
+        self._keys[id(request)] = key
+        return True
+
+    def shutdown_request(self, request: Any) -> None:
+        key = self._keys.pop(id(request), None)
+        if key is not None:
+            self.caps.give(key)
+        self.unwatch(request)
+        super().shutdown_request(request)  # type: ignore[misc]
+
+    # descriptors ----------------------------------------------------------------------------
+
+    def get_request(self) -> Any:
+        try:
+            return super().get_request()  # type: ignore[misc]
+        except OSError as exc:
+            if exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+                self._shed()
+            raise
+
+    def _shed(self) -> None:
+        """Out of descriptors: accept the pending connection with the one kept in reserve and
+        close it at once, so the listener is not ready again for the same connection (a spin)."""
+        log.warning("out of file descriptors: shedding a connection")
+        if self._reserve is not None:
+            os.close(self._reserve)
+            self._reserve = None
+        try:
+            conn, _ = self.socket.accept()
+            conn.close()
+        except OSError:
+            time.sleep(0.05)  # not even one descriptor: back off instead of spinning
+        self._reserve = _reserve()
+
+    def server_close(self) -> None:
+        closing = getattr(self, "_closing", None)  # absent when binding failed in __init__
+        if closing is not None:
+            closing.set()
+        if getattr(self, "_reserve", None) is not None:
+            os.close(self._reserve)  # type: ignore[arg-type]
+            self._reserve = None
+        super().server_close()  # type: ignore[misc]
+
+
+def _reserve() -> int | None:
+    try:
+        return os.open(os.devnull, os.O_RDONLY)
+    except OSError:
+        return None
+
+
+class TCPServer(_Bounded, ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256  # hosts fire hooks in parallel: the stdlib's 5 resets connections
-    allow_reuse_address = True
+    allow_reuse_address = True  # restart while old connections are in TIME_WAIT (never shares a listener on Linux)
     tcp = True
 
     def __init__(self, address: tuple[str, int], service: Service, token: str, owner: Any) -> None:
@@ -207,6 +354,7 @@ class TCPServer(ThreadingHTTPServer):
         self.service = service
         self.token = token
         self.owner = owner
+        self._bounded_init()
 
     def status(self) -> dict[str, Any]:
         return dict(self.owner.status())
@@ -215,7 +363,7 @@ class TCPServer(ThreadingHTTPServer):
         self.owner.request_stop()
 
 
-class UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+class UnixServer(_Bounded, socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     request_queue_size = 256
     tcp = False
@@ -225,6 +373,7 @@ class UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         super().__init__(path, Handler)
         self.service = service
         self.owner = owner
+        self._bounded_init()
 
     def status(self) -> dict[str, Any]:
         return dict(self.owner.status())

@@ -1,9 +1,13 @@
 """Where the server's files live, and its HTTP port (one server per user, agent-hooks home and
 Python environment: each environment has its own plugins).
 
-* the unix socket, pid file and lock: the user runtime directory (``$XDG_RUNTIME_DIR``), made
-  0700; ``$AGENT_HOOKS_HOME/run`` when that is set (tests); a short ``/tmp`` directory when the
-  path would exceed the AF_UNIX limit;
+* the unix socket, pid file and lock: the user runtime directory (``$XDG_RUNTIME_DIR``, else
+  ``/run/user/<uid>`` when it is the user's own), or ``$AGENT_HOOKS_HOME/run`` when that is set
+  (tests). Without either, or when the socket path would exceed the AF_UNIX limit, a directory in
+  the temporary directory whose name carries a per-user secret (``<user dir>/run-key``, 0600): no
+  other user can predict it to pre-create it. Whatever the place, the directory must be a real
+  directory (not a symlink) owned by the user and is made 0700, or nothing is served from it.
+  platformdirs' runtime directory is never asked for (it warns on stderr when it has none);
 * the HTTP token: ``<user dir>/serve-token`` (0600), stable across restarts because the hosts'
   configs carry it;
 * the log: the platform's user log directory (``$AGENT_HOOKS_HOME/log``);
@@ -14,6 +18,7 @@ Python environment: each environment has its own plugins).
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
 import zlib
@@ -36,14 +41,36 @@ def identity() -> str:
     return f"{zlib.crc32(raw):08x}"
 
 
+class RunDirError(OSError):
+    """The run directory cannot be made safe (one line for the user)."""
+
+
 def _private_dir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    st = path.stat()
+    """``path`` as a directory only this user can enter; RunDirError when it cannot be."""
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        st = os.lstat(path)
+    except OSError as exc:
+        raise RunDirError(f"cannot create the run directory {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise RunDirError(f"the run directory {path} is not a directory (a symlink?): remove it")
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
-        raise PermissionError(f"{path} belongs to another user")
+        raise RunDirError(f"the run directory {path} belongs to another user (uid {st.st_uid}): remove it")
     if st.st_mode & 0o077:
         os.chmod(path, 0o700)
     return path
+
+
+def _own_dir(path: str | None) -> bool:
+    """True when ``path`` is an existing directory of this user that nobody else can enter."""
+    if not path:
+        return False
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and (not hasattr(os, "getuid") or st.st_uid == os.getuid()) \
+        and not st.st_mode & 0o022
 
 
 def runtime_dir() -> Path:
@@ -51,31 +78,52 @@ def runtime_dir() -> Path:
     if home:
         base = Path(home).expanduser() / "run"
     else:
+        uid = os.getuid() if hasattr(os, "getuid") else None
         xdg = os.environ.get("XDG_RUNTIME_DIR")
-        if xdg and os.path.isdir(xdg):
-            base = Path(xdg) / "agent-hooks"
+        run_user = f"/run/user/{uid}" if uid is not None else None
+        if _own_dir(xdg):
+            base = Path(str(xdg)) / "agent-hooks"
+        elif _own_dir(run_user):
+            base = Path(str(run_user)) / "agent-hooks"
         else:
-            import platformdirs
-
-            base = Path(platformdirs.user_runtime_dir("agent-hooks", appauthor=False))
-            if not _writable_parent(base):
-                base = _tmp_dir()
+            base = _tmp_dir()
     if len(str(base / f"serve-{identity()}.sock")) > MAX_SOCKET_PATH:
         base = _tmp_dir()
     return _private_dir(base)
 
 
-def _writable_parent(path: Path) -> bool:
-    for parent in (path, *path.parents):
-        if parent.exists():
-            return os.access(parent, os.W_OK)
-    return False
+def _run_key() -> str:
+    """A per-user secret (made on first use) that names the temporary run directory."""
+    from ..settings import user_dir
+
+    path = user_dir() / "run-key"
+    try:
+        text = path.read_text(encoding="ascii").strip()
+        if text:
+            return text
+    except (OSError, UnicodeDecodeError):
+        pass
+    import secrets
+
+    value = secrets.token_hex(8)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # made by a process that raced us: use theirs
+        return path.read_text(encoding="ascii").strip() or value
+    except OSError as exc:
+        raise RunDirError(f"cannot keep the run directory's key in {path}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(value + "\n")
+    return value
 
 
 def _tmp_dir() -> Path:
+    import hashlib
+
     uid = os.getuid() if hasattr(os, "getuid") else 0
-    raw = _home_env().encode("utf-8", "surrogateescape")
-    return Path(tempfile.gettempdir()) / f"agent-hooks-{uid}-{zlib.crc32(raw):08x}"
+    raw = (_home_env() + "\0" + _run_key()).encode("utf-8", "surrogateescape")
+    return Path(tempfile.gettempdir()) / f"agent-hooks-{uid}-{hashlib.sha256(raw).hexdigest()[:16]}"
 
 
 def socket_path() -> Path:

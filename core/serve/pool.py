@@ -7,12 +7,15 @@ runtime's class is swapped for :class:`PooledRuntime`, whose properties read tho
 current request (a context variable, which the runtime copies into handler threads), so concurrent
 requests on one runtime never see each other's state.
 
-**Hot reload.** Each entry keeps a *stamp*: ``stat()`` of the files its plugin set was built from
-(the user and project settings files, the project's ``.agent-hooks`` directory, the trust store,
-every hook file loaded, and every ``sys.path`` directory: installing or removing a distribution
-changes its directory). A request whose stamp differs rebuilds the runtime through the same
-discovery code as the per-event process, so trust rules are identical; entry-point modules
-already imported stay imported (``sys.modules``), only what changed is loaded anew.
+**Hot reload.** Each entry keeps a *stamp* of every input that decides what runs
+(:mod:`.inputs`: organisation policy, user and project settings, trust, hook files, ``sys.path``
+directories). A request whose stamp differs rebuilds the runtime through the same discovery code
+as the per-event process, so trust rules are identical; entry-point modules already imported stay
+imported (``sys.modules``), only what changed is loaded anew. The swap is atomic and never
+weakens the gate: until the new runtime is built the old one answers; a new runtime that failed to
+load a gating plugin the old one had, or whose settings do not load, is refused (the old one stays,
+with the error in ``serve status``); a gating plugin that is gone altogether (between the
+uninstall and the install of an upgrade) makes every gating hook deny until it is back.
 
 **Idle entries** are dropped after :data:`IDLE_SECONDS` without a request; at most
 :data:`MAX_ENTRIES` are kept (least recently used first out).
@@ -22,18 +25,17 @@ from __future__ import annotations
 
 import importlib
 import os
-import sys
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from pathlib import Path
 from typing import Any
 
 from ..reducer import LoopState
 from ..runtime import Runtime
+from . import inputs
 
 IDLE_SECONDS = 15 * 60
 MAX_ENTRIES = 64
@@ -94,11 +96,18 @@ class PooledRuntime(Runtime):
 
 
 class Entry:
-    def __init__(self, rt: Runtime, stamp: tuple[Any, ...], built: float) -> None:
+    def __init__(self, rt: Runtime, stamp: tuple[Any, ...], built: float, policy: str = "") -> None:
         self.rt = rt
         self.stamp = stamp
         self.built = built
         self.used = built
+        self.loaded_at = time.time()
+        #: the content hash of the policy this runtime enforces (inputs.policy_hash)
+        self.policy = policy
+        #: why the last reload was refused (this runtime is the last good one), or None
+        self.error: str | None = None
+        #: gating plugins that disappeared since an earlier runtime of this key (they deny)
+        self.missing: set[str] = set()
         self.sessions: OrderedDict[str, LoopState] = OrderedDict()
         self.lock = threading.Lock()
 
@@ -113,31 +122,88 @@ class Entry:
                 self.sessions.popitem(last=False)
         return state
 
+    def describe(self, cwd: str, settings: str | None) -> dict[str, Any]:
+        """What ``serve status`` shows for this runtime."""
+        return {"cwd": cwd, "policy": self.policy, "loaded_at": self.loaded_at,
+                "matches_disk": inputs.stamp_of(self.rt, cwd, settings) == self.stamp,
+                "plugins": list(self.rt.plugins), "error": self.error, "missing": sorted(self.missing)}
 
-def _stat(path: str | os.PathLike[str] | None) -> Any:
-    if path is None:
-        return None
+
+def gating_plugins(rt: Runtime) -> set[str]:
+    """The loaded plugins (not our own gates) that implement a hook that fails closed."""
+    from ..discovery.gate import GATING_HOOKS
+    from ..plugininfo import LOADED
+
+    return {name for name, info in rt.plugin_info.items()
+            if info.status == LOADED and info.source != "builtin" and set(info.hooks) & set(GATING_HOOKS)}
+
+
+def successor_problem(old: Runtime, new: Runtime) -> tuple[str | None, set[str]]:
+    """(why ``new`` must not replace ``old``, the gating plugins of ``old`` that are gone).
+
+    A gating plugin of ``old`` that ``new`` failed to load (a half-written upgrade, a syntax error)
+    keeps ``old`` in service; one that is gone altogether (uninstalled) is returned so the caller
+    makes every gating hook deny until it is back; one the settings disabled is a choice."""
+    from ..plugininfo import FAILED
+
+    failed, gone = [], set()
+    for name in sorted(gating_plugins(old)):
+        info = new.plugin_info.get(name)
+        if info is None:
+            gone.add(name)
+        elif info.status == FAILED:
+            failed.append(f"{name}: {info.reason or 'failed to load'}")
+    return ("; ".join(failed) or None), gone
+
+
+#: the plugin that denies gating hooks while a gating plugin is missing
+RELOAD_GATE = "reload-gate"
+
+
+def gate_missing(rt: Runtime, missing: set[str]) -> None:
+    from ..discovery.gate import RequiredGate
+    from ..plugininfo import LOADED, PluginInfo
+
+    gate = RequiredGate([f"gating plugin {', '.join(sorted(missing))} disappeared while agent-hooks was "
+                         "running (an upgrade in progress?): gating hooks deny until it is installed again "
+                         "or the server or session is restarted"])
+    rt.register(gate, name=RELOAD_GATE)
+    rt.plugin_info[RELOAD_GATE] = PluginInfo(RELOAD_GATE, "builtin", LOADED, reason=gate.reason)
+
+
+def successor(old: Entry | None, build: Callable[[], Runtime], cwd: str, settings: str | None,
+              on_error: Callable[[str], None] | None = None) -> Entry:
+    """The entry that answers from now on: a new runtime from ``build()``, or ``old`` when the new
+    one must not replace it (see :func:`successor_problem`); the same rule for every long-lived
+    runtime (the server's workers, ``serve --stdio``)."""
+    importlib.invalidate_caches()  # a distribution installed since the last build
+    before = inputs.stamp_of(None, cwd, settings)
     try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
+        rt = build()
+        problem, gone = successor_problem(old.rt, rt) if old is not None else (None, set())
+    except Exception as exc:
+        if old is None:
+            raise
+        from ..errors import describe
 
-
-def stamp_of(rt: Runtime | None, cwd: str, settings: str | None) -> tuple[Any, ...]:
-    """What the runtime for ``cwd`` was (or would be) built from, as stat results."""
-    from .. import trust
-    from ..settings import PROJECT_DIR, SETTINGS_FILE, find_project_root, user_settings_path
-
-    user = Path(settings).expanduser() if settings else user_settings_path()
-    root = find_project_root(cwd)
-    files: list[Any] = [user, trust.store_path()]
-    if root is not None:
-        files += [root / PROJECT_DIR, root / PROJECT_DIR / SETTINGS_FILE]
-    if rt is not None:
-        files += sorted(i.path for i in rt.plugin_info.values() if getattr(i, "path", None) and i.source == "file")
-    files += [p for p in sys.path if p]
-    return (str(root), *(_stat(f) for f in files))
+        problem, gone = f"could not load: {describe(exc)}", set()
+    if problem is not None and old is not None:
+        old.error = f"reload refused, still enforcing the policy loaded before: {problem}"
+        old.stamp = inputs.stamp_of(old.rt, cwd, settings)  # retried on the next change
+        if on_error is not None:
+            on_error(old.error)
+        return old
+    missing = {n for n in (old.missing if old is not None else set()) | gone if n not in rt.plugin_info}
+    if missing:
+        gate_missing(rt, missing)
+        if on_error is not None:
+            on_error(f"gating plugin {', '.join(sorted(missing))} disappeared: gating hooks deny")
+    stamp = inputs.stamp_of(rt, cwd, settings)
+    if inputs.stamp_of(None, cwd, settings) != before:
+        stamp = (None,)  # something changed while we built: build again next time
+    new = Entry(rt, stamp, time.monotonic(), inputs.policy_hash(rt, cwd, settings))
+    new.missing = missing
+    return new
 
 
 Builder = Callable[[dict[str, Any]], Runtime]
@@ -151,10 +217,12 @@ class Pool:
         self.idle = idle
         self.max_entries = max_entries
         self.entries: OrderedDict[tuple[Any, ...], Entry] = OrderedDict()
+        self.where: dict[tuple[Any, ...], tuple[str, str | None]] = {}
         self.lock = threading.Lock()
         self.key_locks: dict[tuple[Any, ...], threading.Lock] = {}
         self.builds = 0
         self.last_reload: float | None = None
+        self.last_error: str | None = None
 
     @staticmethod
     def key(options: dict[str, Any]) -> tuple[Any, ...]:
@@ -167,28 +235,31 @@ class Pool:
         with self.lock:
             entry = self.entries.get(key)
             key_lock = self.key_locks.setdefault(key, threading.Lock())
-        if entry is not None and stamp_of(entry.rt, cwd, settings) == entry.stamp:
+        if entry is not None and inputs.stamp_of(entry.rt, cwd, settings) == entry.stamp:
             return entry
         with key_lock:  # one build per key at a time; others wait for it
             with self.lock:
                 entry = self.entries.get(key)
-            if entry is not None and stamp_of(entry.rt, cwd, settings) == entry.stamp:
+            if entry is not None and inputs.stamp_of(entry.rt, cwd, settings) == entry.stamp:
                 return entry
-            reload = entry is not None
-            importlib.invalidate_caches()  # a distribution installed since the last build
-            before = stamp_of(None, cwd, settings)
-            rt = build({k: v for k, v in options.items() if k not in PER_REQUEST})
-            rt.__class__ = PooledRuntime
-            stamp = stamp_of(rt, cwd, settings)
-            if stamp_of(None, cwd, settings) != before:
-                stamp = (None,)  # something changed while we built: build again next time
-            new = Entry(rt, stamp, time.monotonic())
+
+            def make() -> Runtime:
+                rt = build({k: v for k, v in options.items() if k not in PER_REQUEST})
+                rt.__class__ = PooledRuntime
+                return rt
+
+            new = successor(entry, make, cwd, settings, self._note_error)
             with self.lock:
                 self.entries[key] = new
-                self.builds += 1
-                if reload:
-                    self.last_reload = time.time()
+                self.where[key] = (cwd, settings)
+                if new is not entry:
+                    self.builds += 1
+                    if entry is not None:
+                        self.last_reload = time.time()
         return new
+
+    def _note_error(self, message: str) -> None:
+        self.last_error = message
 
     @contextmanager
     def request(self, options: dict[str, Any], build: Builder) -> Iterator[Runtime]:
@@ -213,10 +284,17 @@ class Pool:
             if now - entry.used > self.idle or len(self.entries) > self.max_entries:
                 del self.entries[key]
                 self.key_locks.pop(key, None)
+                self.where.pop(key, None)
 
     def plugins(self) -> list[str]:
         with self.lock:
             return sorted({p for e in self.entries.values() for p in e.rt.plugins})
+
+    def policies(self) -> list[dict[str, Any]]:
+        """Per warm runtime: the policy it enforces and whether that is what is on disk."""
+        with self.lock:
+            items = [(self.where.get(k, ("?", None)), e) for k, e in self.entries.items()]
+        return [e.describe(cwd, settings) for (cwd, settings), e in items]
 
     def __len__(self) -> int:
         return len(self.entries)

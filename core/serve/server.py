@@ -26,6 +26,8 @@ from . import paths
 log = logging.getLogger("agent_hooks.serve")
 
 START_TIMEOUT = 20.0
+#: how often the server checks that its socket and pid file are still there
+HEAL_SECONDS = 0.5
 
 
 class ServeError(Exception):
@@ -42,8 +44,12 @@ class _UnixConnection(http.client.HTTPConnection):
 
     def connect(self) -> None:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        sock.connect(self.unix_path)
+        try:
+            sock.settimeout(self.timeout)
+            sock.connect(self.unix_path)
+        except OSError:
+            sock.close()
+            raise
         self.sock = sock
 
 
@@ -90,6 +96,7 @@ class Server:
         self.http_address: str | None = None
         self.http_problem: str | None = None
         self.socket_path = paths.socket_path()
+        self._socket_id: tuple[int, int] | None = None
         self._lock_fd: int | None = None
 
     def status(self) -> dict[str, Any]:
@@ -116,9 +123,43 @@ class Server:
         self._lock_fd = fd
 
     def bind(self) -> None:
-        from .httpserver import TCPServer, UnixServer
+        """Take the lock, then the HTTP port, then the unix socket; start the workers. A taken
+        HTTP port is an error naming who holds it: hosts configured for http would otherwise send
+        the token to that process and take its answers."""
+        import errno
+
+        from .httpserver import TCPServer
+        from .workers import ENV_WORKERS, Workers
 
         self._lock()
+        try:
+            if self.http_enabled:
+                from .paths import token
+
+                try:
+                    tcp = TCPServer(("127.0.0.1", self.port), self.service, token() or "", self)
+                except OSError as exc:
+                    if exc.errno == errno.EADDRINUSE:
+                        from .peers import port_holder
+
+                        raise ServeError(
+                            f"HTTP port 127.0.0.1:{self.port} is taken by {port_holder(self.port)}; set another "
+                            f"with [serve] port in the settings or {paths.ENV_PORT}, or serve the unix socket "
+                            "only (--no-http)") from None
+                    raise ServeError(f"cannot serve HTTP on 127.0.0.1:{self.port}: {exc.strerror or exc}") from None
+                self.listeners.append(tcp)
+                self.http_address = f"http://127.0.0.1:{tcp.server_address[1]}"
+            self.listeners.append(self._bind_unix())
+            if os.environ.get(ENV_WORKERS, "").strip() != "0":
+                self.service.workers = Workers()
+            paths.pid_path().write_text(f"{os.getpid()}\n", encoding="ascii")
+        except BaseException:
+            self.close()
+            raise
+
+    def _bind_unix(self) -> Any:
+        from .httpserver import UnixServer
+
         try:
             self.socket_path.unlink()  # a stale socket: the lock says nobody serves it
         except FileNotFoundError:
@@ -129,19 +170,24 @@ class Server:
         finally:
             os.umask(old)
         os.chmod(self.socket_path, 0o600)
-        self.listeners.append(unix)
-        if self.http_enabled:
-            from .paths import token
+        self._socket_id = _file_id(self.socket_path)
+        return unix
 
-            try:
-                tcp = TCPServer(("127.0.0.1", self.port), self.service, token() or "", self)
-            except OSError as exc:
-                self.http_problem = f"127.0.0.1:{self.port}: {exc.strerror or exc}"
-                log.warning("HTTP not served: %s", self.http_problem)
-            else:
-                self.listeners.append(tcp)
-                self.http_address = f"http://127.0.0.1:{tcp.server_address[1]}"
-        paths.pid_path().write_text(f"{os.getpid()}\n", encoding="ascii")
+    def _heal(self) -> None:
+        """A deleted (or replaced) socket file is made again, and a deleted pid file rewritten, so
+        ``serve status``, ``serve start`` and ``doctor`` find the running server."""
+        if _file_id(self.socket_path) != self._socket_id:
+            log.warning("the socket %s was removed: made again", self.socket_path)
+            stale = [s for s in self.listeners if not getattr(s, "tcp", False)]
+            fresh = self._bind_unix()
+            threading.Thread(target=fresh.serve_forever, kwargs={"poll_interval": 0.5}, daemon=True,
+                             name="agent-hooks-serve-unix").start()
+            self.listeners = [s for s in self.listeners if s not in stale] + [fresh]
+            for s in stale:
+                s.shutdown()
+                s.server_close()
+        if not paths.pid_path().exists():
+            paths.pid_path().write_text(f"{os.getpid()}\n", encoding="ascii")
 
     def serve(self) -> None:
         threads = [threading.Thread(target=s.serve_forever, kwargs={"poll_interval": 0.5}, daemon=True,
@@ -151,8 +197,11 @@ class Server:
         log.info("serving on %s%s (pid %d)", self.socket_path,
                  f" and {self.http_address}" if self.http_address else "", os.getpid())
         try:
-            while not self.stop_event.wait(1.0):
-                pass
+            while not self.stop_event.wait(HEAL_SECONDS):
+                try:
+                    self._heal()
+                except OSError as exc:
+                    log.error("cannot restore the socket or pid file: %s", exc)
         finally:
             self.close()
 
@@ -161,7 +210,11 @@ class Server:
             s.shutdown()
             s.server_close()
         self.listeners = []
+        if self.service.workers is not None:
+            self.service.workers.close()
         for p in (self.socket_path, paths.pid_path()):
+            if p == self.socket_path and _file_id(p) != self._socket_id:
+                continue  # not ours (a second server's, or gone)
             try:
                 p.unlink()
             except OSError:
@@ -170,6 +223,27 @@ class Server:
             os.close(self._lock_fd)
             self._lock_fd = None
         log.info("stopped")
+
+
+def _last_error(log_file: Path, since: int) -> str | None:
+    """The last ``agenthooks: error:`` line the server wrote to its log after offset ``since``
+    (why it did not start)."""
+    try:
+        with open(log_file, "rb") as fh:
+            fh.seek(max(since, os.fstat(fh.fileno()).st_size - 8192))
+            tail = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    errors = [line[len("agenthooks: error: "):] for line in tail.splitlines() if line.startswith("agenthooks: error: ")]
+    return errors[-1] if errors else None
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def _version() -> str:
@@ -201,9 +275,12 @@ def setup_logging(verbose: bool = False) -> Path:
 def run(port: int | None = None, http_enabled: bool = True, verbose: bool = False,
         ready: Any = None) -> int:
     """Serve in the foreground until ``serve stop``, SIGTERM or SIGINT. Returns the exit code."""
-    setup_logging(verbose)
-    server = Server(port, http_enabled)
-    server.bind()
+    try:
+        setup_logging(verbose)
+        server = Server(port, http_enabled)
+        server.bind()
+    except paths.RunDirError as exc:
+        raise ServeError(str(exc)) from None
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, lambda *_: server.request_stop())
@@ -225,6 +302,7 @@ def start(timeout: float = START_TIMEOUT, extra: list[str] | None = None) -> tup
     log_file = paths.log_path()
     log_file.parent.mkdir(parents=True, exist_ok=True)
     with open(os.devnull, "rb") as devnull, open(log_file, "ab") as out:
+        logged = out.seek(0, os.SEEK_END)
         proc = subprocess.Popen([python(), *isolation_flags(), "-m", "agent_hooks_core", "serve", "run",
                                  *(extra or [])], stdin=devnull, stdout=out, stderr=out,
                                 start_new_session=True, cwd="/")
@@ -239,7 +317,10 @@ def start(timeout: float = START_TIMEOUT, extra: list[str] | None = None) -> tup
             again = status(timeout=1.0)  # lost a race with another start: that one serves
             if again is not None:
                 return False, again
-            raise ServeError(f"the server exited ({code}) before answering; see {log_file}")
+            why = _last_error(log_file, logged)
+            if why is not None and why.startswith("a server is already running"):
+                continue  # it holds the lock: its socket is back within HEAL_SECONDS
+            raise ServeError(why or f"the server exited ({code}) before answering; see {log_file}")
         time.sleep(delay)  # waiting for another process to come up: bounded by timeout
         delay = min(delay * 2, 0.2)
     raise ServeError(f"the server did not answer within {timeout:g} s; see {log_file}")

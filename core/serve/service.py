@@ -1,9 +1,12 @@
 """The server's work, apart from HTTP: answer a host event, fire a canonical hook, report status.
 
-Every answer is computed in a worker thread with a deadline (the adapter's ``answer_deadline``,
-capped by :data:`MAX_DEADLINE`): a hung plugin costs its own request that long, never another
-request, and the request still gets ``adapter.failure`` (a deny on gating events). Handlers that
-run in these threads get the runtime's per-hook timeouts like anywhere else.
+In the server, :class:`Service` decodes the request and hands it to a worker process
+(:mod:`.workers`) with a deadline (the adapter's ``answer_deadline``, capped by
+:data:`MAX_DEADLINE`); the worker runs the same class's ``*_inline`` methods. A worker that gives no
+answer in time is killed and replaced, and the request gets ``adapter.failure`` (a deny on gating
+events): a hung plugin costs its own request that long, never another request. With
+``AGENT_HOOKS_SERVE_WORKERS=0`` the work runs in a thread of the server instead (bounded, but a
+plugin that holds the GIL stalls everyone: for debugging only).
 """
 
 from __future__ import annotations
@@ -34,8 +37,10 @@ class RequestError(Exception):
 
 
 class Service:
-    def __init__(self, pool: Pool | None = None, deadline: float | None = None) -> None:
+    def __init__(self, pool: Pool | None = None, deadline: float | None = None, workers: Any = None) -> None:
         self.pool = pool or Pool()
+        #: the worker processes (.workers.Workers); None: answer in this process
+        self.workers = workers
         self.stats = Stats()
         if deadline is None:  # the same override as the per-event process (tests, slow machines)
             import os
@@ -58,27 +63,49 @@ class Service:
 
     def host_event(self, host: str, args: list[str], raw: bytes) -> HostAnswer:
         """The answer to one host event, as the per-event command would give it."""
-        base = self.adapter(host)
         start = time.monotonic()
+        answer = self._host_event(host, args, raw, self.workers is None)
+        self.stats.record(host, time.monotonic() - start, answer.blocked, answer.exit_code != 0)
+        return answer
+
+    def host_event_inline(self, host: str, args: list[str], raw: bytes) -> HostAnswer:
+        """The same, computed in this process with no deadline of its own (in a worker)."""
+        return self._host_event(host, args, raw, False, inline=True)
+
+    def _host_event(self, host: str, args: list[str], raw: bytes, threaded: bool, inline: bool = False) -> HostAnswer:
+        base = self.adapter(host)
         try:
             parse = getattr(base, "parse_args", None)
             options: CommandOptions = parse(args) if parse is not None else parse_command_args(args)
         except UsageError as exc:
             _, name, _ = dispatch.decode(base, raw)
-            answer = base.failure(name, str(exc))
-        else:
-            configure = getattr(base, "configure", None)
-            adapter = configure(options) if configure is not None else base
-            event, name, problem = dispatch.decode(adapter, raw, options.event)
-            if problem is not None or event is None:
-                answer = adapter.failure(name, problem or "unreadable event")
-            else:
-                deadline = self._deadline(adapter)
-                answer = self._with_deadline(
-                    lambda: dispatch.answer(adapter, event, name, self._builder(options)),
-                    deadline, lambda: adapter.failure(name, f"no answer within {deadline:g} s (a plugin is hung?)"))
-        self.stats.record(host, time.monotonic() - start, answer.blocked, answer.exit_code != 0)
-        return answer
+            return base.failure(name, str(exc))
+        configure = getattr(base, "configure", None)
+        adapter = configure(options) if configure is not None else base
+        event, name, problem = dispatch.decode(adapter, raw, options.event)
+        if problem is not None or event is None:
+            return adapter.failure(name, problem or "unreadable event")
+        deadline = self._deadline(adapter)
+        late = f"no answer within {deadline:g} s (a plugin is hung?)"
+        if inline:
+            return _scoped(lambda: dispatch.answer(adapter, event, name, self._builder(options)))
+        if threaded:
+            return self._with_deadline(lambda: dispatch.answer(adapter, event, name, self._builder(options)),
+                                       deadline, lambda: adapter.failure(name, late))
+        from .workers import WorkerGone
+
+        try:
+            reply = self.workers.call({"op": "host", "host": host, "args": list(args)}, raw, deadline)
+        except WorkerGone as exc:
+            return adapter.failure(name, str(exc))
+        if "answer" not in reply:
+            error = reply.get("error")
+            return adapter.failure(name, str(error[1]) if isinstance(error, list) and len(error) == 2
+                                   else "the worker's answer is malformed")
+        try:
+            return dispatch.answer_from_dict(reply["answer"])
+        except ValueError as exc:
+            return adapter.failure(name, f"the worker's answer is unreadable ({exc})")
 
     def _deadline(self, adapter: Any) -> float:
         if self.deadline is not None:
@@ -126,6 +153,30 @@ class Service:
 
     def fire(self, raw: bytes) -> dict[str, Any]:
         """``{"hook", "payload", "dialect"?, "cwd"?, "session_id"?, "hooks"?, "settings"?}`` -> Outcome."""
+        start = time.monotonic()
+        self._fire_options(raw)  # a bad request is refused here, before any worker is busy with it
+        deadline = self.deadline if self.deadline is not None else MAX_DEADLINE
+        if self.workers is None:
+            result = self._with_deadline(lambda: self.fire_inline(raw), deadline, lambda: None)
+        else:
+            from .workers import WorkerGone
+
+            try:
+                reply = self.workers.call({"op": "fire"}, raw, deadline)
+            except WorkerGone as exc:
+                raise RequestError(504, str(exc)) from None
+            error = reply.get("error")
+            if isinstance(error, list) and len(error) == 2:
+                raise RequestError(int(error[0]), str(error[1]))
+            result = reply.get("result")
+        if not isinstance(result, dict):
+            raise RequestError(504, f"no answer within {deadline:g} s (a plugin is hung?)")
+        self.stats.record("fire", time.monotonic() - start, result.get("decision") in ("denied", "blocked"), False)
+        return dict(result)
+
+    @staticmethod
+    def _fire_options(raw: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(the request, runtime options); RequestError for a request we will not serve."""
         try:
             request = json.loads(raw) if raw.strip() else None
         except RecursionError:
@@ -147,34 +198,50 @@ class Service:
                    "session_id": request.get("session_id") if isinstance(request.get("session_id"), str) else None,
                    "hooks": hooks, "settings": request.get("settings") if isinstance(request.get("settings"), str)
                    else None}
-        start = time.monotonic()
+        return request, options
 
-        def work() -> dict[str, Any]:
+    def fire_inline(self, raw: bytes) -> dict[str, Any]:
+        """The Outcome of one ``/fire`` request, computed in this process (in a worker)."""
+        request, options = self._fire_options(raw)
+        try:
             with self.pool.request(options, lambda o: default_runtime_factory(**o)) as rt:
                 out = rt.fire(request["hook"], request.get("payload"), dialect=request.get("dialect"))
                 result = out.to_dict()
                 if out.native is not None:
                     result["native"] = out.native
                 return result
-
-        deadline = self.deadline if self.deadline is not None else MAX_DEADLINE
-        try:
-            result = self._with_deadline(work, deadline, lambda: None)
         except Exception as exc:
             from ..errors import AgentHooksError
 
             if isinstance(exc, AgentHooksError):
                 raise RequestError(400, str(exc).splitlines()[0]) from None
             raise
-        if result is None:
-            raise RequestError(504, f"no answer within {deadline:g} s (a plugin is hung?)")
-        self.stats.record("fire", time.monotonic() - start, result.get("decision") in ("denied", "blocked"), False)
-        return dict(result)
+
+    def pool_status(self) -> dict[str, Any]:
+        """This process's warm runtimes (a worker's part of ``serve status``)."""
+        return {"runtimes": len(self.pool), "plugins": self.pool.plugins(), "builds": self.pool.builds,
+                "last_reload": self.pool.last_reload, "last_error": self.pool.last_error,
+                "policies": self.pool.policies()}
 
     def status(self) -> dict[str, Any]:
         snap = self.stats.snapshot()
-        snap.update({"runtimes": len(self.pool), "plugins": self.pool.plugins(), "builds": self.pool.builds,
-                     "last_reload": self.pool.last_reload})
+        if self.workers is None:
+            parts = [self.pool_status()]
+            snap["workers"] = []
+        else:
+            ws = self.workers.status()
+            parts = list(ws["pools"].values())
+            snap.update({"workers": ws["workers"], "workers_replaced": ws["workers_replaced"]})
+            for pid, part in ws["pools"].items():
+                for policy in part.get("policies", []):
+                    policy["worker"] = pid
+        reloads = [p["last_reload"] for p in parts if p.get("last_reload")]
+        snap.update({"runtimes": sum(p.get("runtimes", 0) for p in parts),
+                     "plugins": sorted({n for p in parts for n in p.get("plugins", [])}),
+                     "builds": sum(p.get("builds", 0) for p in parts),
+                     "last_reload": max(reloads) if reloads else None,
+                     "policy_errors": sorted({p["last_error"] for p in parts if p.get("last_error")}),
+                     "policies": [q for p in parts for q in p.get("policies", [])]})
         return snap
 
 

@@ -72,6 +72,8 @@ class Vector:
     description: str = ""
     source: str = ""
     """file the vector came from"""
+    approvers: tuple[str, ...] = ()
+    """plugins that declare ``agent_hooks_approver = True`` (their allow counts on verdict hooks)"""
 
 
 @dataclass
@@ -139,7 +141,7 @@ def parse_vector(raw: Any, where: str = "vector") -> Vector:
     if not isinstance(name, str) or not name:
         raise VectorFormatError(f"{where}: 'name' must be a non-empty string")
     where = f"{where} {name!r}"
-    known = {"name", "hook", "payload", "answers", "plugins", "options", "before", "modes", "rule",
+    known = {"name", "hook", "payload", "answers", "plugins", "approvers", "options", "before", "modes", "rule",
              "description", "expect"}
     extra = set(raw) - known
     if extra:
@@ -151,6 +153,9 @@ def parse_vector(raw: Any, where: str = "vector") -> Vector:
     if (not isinstance(plugins, list) or len(plugins) != len(main.answers)
             or not all(isinstance(p, str) and p for p in plugins) or len(set(plugins)) != len(plugins)):
         raise VectorFormatError(f"{where}: 'plugins' must be distinct names, one per answer")
+    approvers = raw.get("approvers", [])
+    if not isinstance(approvers, list) or any(a not in plugins for a in approvers):
+        raise VectorFormatError(f"{where}: 'approvers' must list names of the vector's plugins")
     before = raw.get("before", [])
     if not isinstance(before, list):
         raise VectorFormatError(f"{where}: 'before' must be a list of steps")
@@ -184,6 +189,7 @@ def parse_vector(raw: Any, where: str = "vector") -> Vector:
         name=name, hook=main.hook, payload=main.payload, answers=main.answers, expect=expect,
         plugins=tuple(plugins), options=options, before=steps, modes=tuple(modes),
         rule=str(raw.get("rule", "")), description=str(raw.get("description", "")),
+        approvers=tuple(approvers),
     )
 
 
@@ -335,6 +341,8 @@ def build_plugins(vector: Vector, script: _Script | None = None) -> list[tuple[s
                 for step in script.steps
             )
             namespace[hook] = _make_handler(index, hook, is_async, script)
+        if name in vector.approvers:
+            namespace["agent_hooks_approver"] = True  # the declaration that lets its allow count
         plugins.append((name, type(f"VectorPlugin_{name}", (), namespace)()))
     return plugins
 

@@ -64,6 +64,16 @@ def command_for(host: str, args: Sequence[str] = (), *, gating: bool = False, au
     return [*command, "--", host, *args]
 
 
+def ensure_server_command(timeout: float, socket: str | os.PathLike[str] | None = None) -> list[str]:
+    """The fast client command that starts the warm server unless it answers (SessionStart of the
+    http transport): a status round trip when it runs, the full ``serve start`` only when not."""
+    from ..serve import paths
+
+    sock = str(socket) if socket is not None else str(paths.socket_path())
+    return [python(), "-S", "-I", str(FASTCLIENT), "--socket", sock, "--isolation", ",".join(isolation_flags()),
+            "--timeout", f"{timeout:g}", "--ensure-server"]
+
+
 def is_fast_client(argv: Sequence[str]) -> bool:
     """True for a command :func:`command_for` wrote (any environment)."""
     return any(Path(a).name == FASTCLIENT.name and "transports" in Path(a).parts for a in argv)

@@ -89,6 +89,12 @@ def answer(adapter: Any, event: dict[str, Any], name: str | None,
         return adapter.failure(name, str(exc))
     except BaseException as exc:
         return adapter.failure(name, f"internal error: {describe(exc)}")
+    try:
+        from ..serve.notices import attach
+
+        result = attach(rt, result)  # what this project's untrusted parts left out, once per session
+    except Exception:  # a notice that cannot be shown never costs the answer
+        pass
     return result
 
 

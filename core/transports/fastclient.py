@@ -1,40 +1,64 @@
 """The fast client: ``python -S -I fastclient.py --socket PATH [...] -- HOST [HOST-ARGS...]``.
 
-Run by command-only hosts once per event. It forwards stdin to ``agenthooks serve`` over the unix
+Run by command hosts once per event. It forwards stdin to ``agenthooks serve`` over the unix
 socket (HTTP/1.0, ``POST /hosts/HOST/command``) and writes the server's answer: stdout, stderr and
 the exit code. It imports nothing beyond what ``python -S`` has already loaded plus ``_socket``:
 its start-up is the hook's latency.
 
 When the server cannot be reached (no socket, refused, the server died mid-request, a reply it
 cannot read) it answers with the per-event process instead, with the same bytes on stdin, and with
-``--autostart`` starts the server for the next event. On any failure of its own on a ``--gating``
-event it exits 2 with the reason on stderr: a block in every host whatever its failure setting.
+``--autostart`` starts the server for the next event.
+
+One deadline per event (``--timeout``, counted from the client's start) is shared by every stage:
+the wait for the server, then the per-event process, which is told what is left
+(``AGENT_HOOKS_ANSWER_BY``) and is killed, with its process group, when it overruns. So
+the answer, a deny on gating events, arrives before the host's own timeout.
+
+On a ``--gating`` event every failure is a block: a failure of the client itself, and any exit
+status other than 0 and 2 (the documented ones) from the server's answer or the per-event process
+(an interpreter that cannot import us exits 1, a signal death would be 247) become exit 2 with one
+line on stderr, and the output of a process that failed is dropped (it may be half an answer).
+
+``--ensure-server`` (the SessionStart hook of the http transport) asks the server for its status
+and exits 0 when it answers; only when it does not is the full CLI run (``serve start --quiet``).
 
 Options (written by ``agent_hooks_core.transports.client.command_for``):
   --socket PATH        the server's unix socket
   --isolation FLAGS    interpreter flags for the per-event process (comma-separated, e.g. -I)
   --gating             the event decides whether an action runs
   --autostart          start the server when it is down
-  --timeout SECONDS    how long to wait for the server's answer (default 58)
+  --ensure-server      start the server unless it answers; no event
+  --timeout SECONDS    the event's whole budget (default 55, under the hosts' 60 s)
 """
 
 import _socket
 import posix
 import sys
+import time
 
-DEFAULT_TIMEOUT = 58.0
+DEFAULT_TIMEOUT = 55.0
 MAX_REPLY = 256 << 20
+#: exit statuses an answer to a gating event may have: 0 (the answer is on stdout) and 2 (block)
+GATING_CODES = (0, 2)
+#: seconds of the budget kept for the per-event process to write its answer and exit after its
+#: own deadline, before the client kills it
+MARGIN = 0.5
 
 
 class Unreachable(Exception):
     """No usable answer from the server: answer with the per-event process."""
 
 
+class Overrun(Exception):
+    """The event's deadline passed."""
+
+
 def _parse(argv):
     """[client options] -- HOST [HOST-ARGS...] -> (options, host, host args).
 
     ``HOST [client options] [-- HOST-ARGS...]`` is read too."""
-    opts = {"socket": None, "isolation": "-I", "gating": False, "autostart": False, "timeout": DEFAULT_TIMEOUT}
+    opts = {"socket": None, "isolation": "-I", "gating": False, "autostart": False, "ensure-server": False,
+            "timeout": DEFAULT_TIMEOUT}
     host = None
     i = 0
     if argv and not argv[0].startswith("-"):
@@ -49,17 +73,23 @@ def _parse(argv):
             if not rest:
                 raise ValueError("no host after --")
             return opts, rest[0], rest[1:]
-        if arg in ("--gating", "--autostart"):
+        if arg in ("--gating", "--autostart", "--ensure-server"):
             opts[arg[2:]] = True
         elif arg in ("--socket", "--isolation", "--timeout"):
             if i + 1 >= len(argv):
                 raise ValueError(arg + " needs a value")
             i += 1
-            opts[arg[2:]] = float(argv[i]) if arg == "--timeout" else argv[i]
+            if arg == "--timeout":
+                value = float(argv[i])
+                if not value > 0:
+                    raise ValueError("--timeout must be a positive number of seconds")
+                opts["timeout"] = value
+            else:
+                opts[arg[2:]] = argv[i]
         else:
             raise ValueError("unknown option " + repr(arg))
         i += 1
-    if host is None:
+    if host is None and not opts["ensure-server"]:
         raise ValueError("no -- HOST in the command")
     return opts, host, []
 
@@ -68,32 +98,36 @@ def _header_safe(text):
     return "\r" not in text and "\n" not in text and text.isprintable()
 
 
-def _ask_server(path, host, args, raw, timeout):
-    """(exit code, stdout bytes, stderr bytes) from the server, or Unreachable."""
+def _left(until):
+    remaining = until - time.monotonic()
+    if remaining <= 0:
+        raise Overrun()
+    return remaining
+
+
+def _exchange(path, request, until):
+    """The raw reply to ``request`` on the unix socket ``path``, or Unreachable."""
     try:
         st = posix.stat(path)
     except OSError as exc:
         raise Unreachable("no server socket (" + (exc.strerror or str(exc)) + ")") from None
     if (st.st_mode & 0o170000) != 0o140000 or st.st_uid != posix.getuid():
         raise Unreachable(path + " is not a socket of this user")
-    if not all(_header_safe(a) for a in args) or not _header_safe(host):
-        raise Unreachable("an argument cannot travel in a header")
-    head = ["POST /hosts/" + host + "/command HTTP/1.0", "Host: localhost",
-            "Content-Length: " + str(len(raw)), "Connection: close"]
-    head += ["X-Agent-Hooks-Arg: " + a for a in args]
-    request = ("\r\n".join(head) + "\r\n\r\n").encode("utf-8", "surrogateescape") + raw
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    chunks = []
     try:
-        sock.settimeout(timeout)
+        sock.settimeout(_left(until))
         try:
             sock.connect(path)
+        except _socket.timeout:
+            raise Overrun() from None
         except OSError as exc:
             raise Unreachable("cannot connect (" + (exc.strerror or str(exc)) + ")") from None
         try:
             sock.sendall(request)
-            chunks = []
             size = 0
             while True:
+                sock.settimeout(_left(until))
                 chunk = sock.recv(1 << 16)
                 if not chunk:
                     break
@@ -102,12 +136,23 @@ def _ask_server(path, host, args, raw, timeout):
                 if size > MAX_REPLY:
                     raise Unreachable("the reply is too large")
         except _socket.timeout:
-            raise TimeoutError(f"the server gave no answer within {timeout:g} s") from None
+            raise Overrun() from None
         except OSError as exc:
             raise Unreachable("the connection failed (" + (exc.strerror or str(exc)) + ")") from None
     finally:
         sock.close()
-    reply = b"".join(chunks)
+    return b"".join(chunks)
+
+
+def _ask_server(path, host, args, raw, until):
+    """(exit code, stdout bytes, stderr bytes) from the server, or Unreachable / Overrun."""
+    if not all(_header_safe(a) for a in args) or not _header_safe(host):
+        raise Unreachable("an argument cannot travel in a header")
+    head = ["POST /hosts/" + host + "/command HTTP/1.0", "Host: localhost",
+            "Content-Length: " + str(len(raw)), "Connection: close"]
+    head += ["X-Agent-Hooks-Arg: " + a for a in args]
+    request = ("\r\n".join(head) + "\r\n\r\n").encode("utf-8", "surrogateescape") + raw
+    reply = _exchange(path, request, until)
     end = reply.find(b"\r\n\r\n")
     if end < 0:
         raise Unreachable("the server closed the connection without a full answer")
@@ -129,40 +174,134 @@ def _ask_server(path, host, args, raw, timeout):
     return code, body[:out_len], body[out_len:]
 
 
-def _spawn(argv, stdin_fd=None, detach=False):
+def _server_answers(path, until):
+    try:
+        reply = _exchange(path, b"GET /status HTTP/1.0\r\nHost: localhost\r\n\r\n", until)
+    except (Unreachable, Overrun):
+        return False
+    return reply.startswith((b"HTTP/1.1 200", b"HTTP/1.0 200"))
+
+
+def _spawn(argv, stdin_fd=None, stdout_fd=None, detach=False, env=None):
     actions = []
     if stdin_fd is not None:
         actions.append((posix.POSIX_SPAWN_DUP2, stdin_fd, 0))
+    if stdout_fd is not None:
+        actions.append((posix.POSIX_SPAWN_DUP2, stdout_fd, 1))
     if detach:
         devnull = posix.open("/dev/null", posix.O_RDWR)
         actions += [(posix.POSIX_SPAWN_DUP2, devnull, 0), (posix.POSIX_SPAWN_DUP2, devnull, 1),
                     (posix.POSIX_SPAWN_DUP2, devnull, 2)]
     try:
-        return posix.posix_spawn(argv[0], argv, posix.environ, file_actions=actions, setsid=detach)
+        # detached: a session of its own; else a process group of its own, so that the client can
+        # kill it and whatever it forked
+        group = {"setsid": True} if detach else {"setpgroup": 0}
+        return posix.posix_spawn(argv[0], argv, posix.environ if env is None else env, file_actions=actions, **group)
     finally:
         if detach:
             posix.close(devnull)
 
 
-def _in_process(opts, host, args, raw):
-    """The exit code of the per-event process answering ``raw``."""
+def _ended(status):
+    if posix.WIFSIGNALED(status):
+        return "was killed by signal " + str(posix.WTERMSIG(status))
+    return "exited with status " + str(posix.waitstatus_to_exitcode(status))
+
+
+def _run_bounded(argv, raw, until, env=None):
+    """Run ``argv`` with ``raw`` on its stdin, its stdout collected; (wait status, stdout bytes).
+
+    Overrun (after killing its process group) when it has not ended by ``until``: neither a child
+    that never reads its stdin nor one that never exits can hold the client past the deadline."""
+    import select
+
+    w_in: int | None  # closed (None) once the input is written; local annotations cost nothing
+    r_in, w_in = posix.pipe()
+    r_out, w_out = posix.pipe()
+    try:
+        pid = _spawn(argv, stdin_fd=r_in, stdout_fd=w_out, env=env)
+    finally:
+        posix.close(r_in)
+        posix.close(w_out)
+    try:
+        pidfd = posix.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None  # polled below instead
+    posix.set_blocking(w_in, False)
+    view = memoryview(raw)
+    out = []
+    size = 0
+    status = None
+    reading = True
+    try:
+        if not view:
+            posix.close(w_in)
+            w_in = None
+        while status is None or reading:
+            try:
+                remaining = _left(until)
+            except Overrun:
+                try:
+                    posix.killpg(pid, 9)
+                except OSError:
+                    pass
+                if status is None:
+                    posix.waitpid(pid, 0)
+                raise
+            if status is not None and not reading:
+                break
+            watch = ([r_out] if reading else []) + ([pidfd] if pidfd is not None and status is None else [])
+            step = remaining if pidfd is not None or status is not None else min(remaining, 0.02)
+            ready, writable, _ = select.select(watch, [w_in] if w_in is not None else [], [], step)
+            if w_in is not None and writable:
+                try:
+                    view = view[posix.write(w_in, view):]
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    view = view[:0]  # it stopped reading (bad input, or it answered): its answer stands
+                if not view:
+                    posix.close(w_in)
+                    w_in = None
+            if r_out in ready:
+                chunk = posix.read(r_out, 1 << 16)
+                if chunk:
+                    size += len(chunk)
+                    if size <= MAX_REPLY:
+                        out.append(chunk)
+                else:
+                    reading = False
+            if status is None:
+                done, wstatus = posix.waitpid(pid, posix.WNOHANG)
+                if done:
+                    status = wstatus
+                    if w_in is not None:
+                        posix.close(w_in)
+                        w_in = None
+                    # what it wrote before exiting; a process it left behind may hold the pipe
+                    while reading and select.select([r_out], [], [], 0)[0]:
+                        chunk = posix.read(r_out, 1 << 16)
+                        if not chunk:
+                            reading = False
+                        elif size + len(chunk) <= MAX_REPLY:
+                            size += len(chunk)
+                            out.append(chunk)
+                    reading = False
+    finally:
+        for fd in (w_in, r_out, pidfd):
+            if fd is not None:
+                posix.close(fd)
+    return status, b"".join(out)
+
+
+def _in_process(opts, host, args, raw, until):
+    """(wait status, stdout) of the per-event process answering ``raw`` with what is left of the budget."""
     flags = [f for f in opts["isolation"].split(",") if f]
     argv = [sys.executable, *flags, "-m", "agent_hooks_core", host, *args]
-    r, w = posix.pipe()
-    try:
-        pid = _spawn(argv, stdin_fd=r)
-    finally:
-        posix.close(r)
-    try:
-        view = memoryview(raw)
-        while view:
-            view = view[posix.write(w, view):]
-    except OSError:
-        pass  # it stopped reading (bad input, or it answered already): its answer stands
-    finally:
-        posix.close(w)
-    _, status = posix.waitpid(pid, 0)
-    return posix.waitstatus_to_exitcode(status)
+    env = dict(posix.environ)
+    left = until - time.monotonic()
+    env[b"AGENT_HOOKS_ANSWER_BY"] = repr(time.time() + max(left - MARGIN, left / 2)).encode()
+    return _run_bounded(argv, raw, until, env)
 
 
 def _autostart(opts):
@@ -173,18 +312,53 @@ def _autostart(opts):
         pass  # the event is answered anyway; doctor says why the server is down
 
 
-def _fail(gating, message):
+def _say(message):
     sys.stderr.write("agent-hooks fast client: " + message + "\n")
     sys.stderr.flush()
+
+
+def _fail(gating, message):
+    _say(message)
     return 2 if gating else 1
 
 
+def _emit(out, err=b""):
+    if err:
+        sys.stderr.buffer.write(err)
+        sys.stderr.flush()
+    if out:
+        sys.stdout.buffer.write(out)
+        sys.stdout.flush()
+
+
+def _ensure_server(opts, until):
+    """Exit 0 when the server answers; else ``serve start --quiet`` by the full CLI, its status."""
+    if opts["socket"] and _server_answers(opts["socket"], until):
+        return 0
+    flags = [f for f in opts["isolation"].split(",") if f]
+    status, out = _run_bounded([sys.executable, *flags, "-m", "agent_hooks_core", "serve", "start", "--quiet"],
+                               b"", until)
+    _emit(out)
+    code = posix.waitstatus_to_exitcode(status)
+    if code != 0:
+        _say("could not start the warm server: `agenthooks serve start` " + _ended(status))
+        return 1
+    return 0
+
+
 def main(argv):
+    until = time.monotonic() + DEFAULT_TIMEOUT
     try:
         opts, host, args = _parse(argv)
     except ValueError as exc:
         return _fail("--gating" in argv, "bad command line: " + str(exc))
+    until += opts["timeout"] - DEFAULT_TIMEOUT
     gating = opts["gating"]
+    if opts["ensure-server"]:
+        try:
+            return _ensure_server(opts, until)
+        except Overrun:
+            return _fail(False, "the warm server did not start within " + format(opts["timeout"], "g") + " s")
     try:
         raw = sys.stdin.buffer.read()
     except (OSError, ValueError) as exc:
@@ -192,28 +366,34 @@ def main(argv):
     note = None
     if opts["socket"]:
         try:
-            code, out, err = _ask_server(opts["socket"], host, args, raw, opts["timeout"])
+            code, out, err = _ask_server(opts["socket"], host, args, raw, until)
         except Unreachable as exc:
             note = str(exc)
-        except TimeoutError as exc:
-            return _fail(gating, str(exc))
+        except Overrun:
+            return _fail(gating, "the server gave no answer within " + format(opts["timeout"], "g") + " s")
         except Exception as exc:  # never a traceback, never a silent allow
             note = "client error: " + type(exc).__name__ + ": " + str(exc)
         else:
-            if err:
-                sys.stderr.buffer.write(err)
-                sys.stderr.flush()
-            if out:
-                sys.stdout.buffer.write(out)
-                sys.stdout.flush()
+            if gating and code not in GATING_CODES:
+                _emit(b"", err)
+                return _fail(True, "the server answered with exit status " + str(code) + ": blocked")
+            _emit(out, err)
             return code
     if opts["autostart"] and note is not None and note.startswith(("no server", "cannot connect")):
         _autostart(opts)
     try:
-        return _in_process(opts, host, args, raw)
+        status, out = _in_process(opts, host, args, raw, until)
+    except Overrun:
+        return _fail(gating, "no server (" + str(note) + ") and the per-event process gave no answer within "
+                     + format(opts["timeout"], "g") + " s: it was stopped")
     except Exception as exc:
-        reason = "no server (" + str(note) + ") and the per-event process failed: " + str(exc)
-        return _fail(gating, reason)
+        return _fail(gating, "no server (" + str(note) + ") and the per-event process failed: " + str(exc))
+    code = posix.waitstatus_to_exitcode(status)
+    if gating and (code not in GATING_CODES or posix.WIFSIGNALED(status)):
+        return _fail(True, "no server (" + str(note) + ") and the per-event process " + _ended(status)
+                     + ": blocked")
+    _emit(out)
+    return code if code >= 0 else 1
 
 
 if __name__ == "__main__":

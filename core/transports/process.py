@@ -3,12 +3,15 @@
 Every command host runs it (``agenthooks claude-code``; Codex, Gemini CLI and Cursor the same
 way): ``main(adapter, argv)``. What it guarantees, whatever a plugin does:
 
-* **one answer, always**: the event is answered in a *worker*, a fork of this process made before
-  any plugin is imported; this process (the *answerer*) only reads stdin, waits for the worker's
-  answer on a pipe and writes it. A worker that crashes, calls ``os._exit``, is killed or
-  runs past the adapter's ``answer_deadline`` leaves no answer, and the answerer writes
-  ``adapter.failure`` instead: a deny on gating events. Without ``fork`` (Windows), or with
-  ``AGENT_HOOKS_BRIDGE_WORKER=0``, the event is answered in this process (no guard against
+* **one answer, always**: a gating event is answered in a *worker*, a fork of this process made
+  before any plugin is imported; this process (the *answerer*) only reads stdin, waits for the
+  worker's answer on a pipe and writes it. A worker that crashes, calls ``os._exit``, is killed
+  or runs past the adapter's ``answer_deadline`` (cut to ``AGENT_HOOKS_ANSWER_BY`` when the fast
+  client passes what is left of the event's budget) leaves no answer, and the answerer writes
+  ``adapter.failure`` instead: a deny. Other events are answered in this process (the fork only
+  pays where it protects a decision: a plugin that ends the process there costs an answer that
+  decides nothing, and in-process hook timeouts still apply). Without ``fork`` (Windows), or
+  with ``AGENT_HOOKS_BRIDGE_WORKER=0``, every event is answered in this process (no guard against
   ``os._exit``: the host config's fail-closed setting is the backstop there);
 * **exactly one answer**: only the worker's own pid may send it; a plugin's forked child that
   returns through our code ends with ``os._exit(0)``, silently, and any child a plugin forks gets
@@ -43,6 +46,11 @@ if TYPE_CHECKING:
 ENV_WORKER = "AGENT_HOOKS_BRIDGE_WORKER"
 #: seconds; overrides the adapter's ``answer_deadline``
 ENV_DEADLINE = "AGENT_HOOKS_ANSWER_DEADLINE"
+#: wall-clock time (seconds since the epoch) by which the answer must be written: the fast client
+#: passes what is left of the event's budget, so the start-up of this process counts against it
+ENV_ANSWER_BY = "AGENT_HOOKS_ANSWER_BY"
+#: seconds kept after the deadline to write the answer and exit
+WRITE_MARGIN = 0.2
 #: when the adapter names none
 DEFAULT_DEADLINE = 55.0
 #: seconds the worker gets to exit after its answer before it is killed
@@ -92,7 +100,7 @@ def main(adapter: Any, argv: list[str] | None = None, *, stdin: IO[bytes] | None
         if configure is not None:
             adapter = configure(options)
         factory = runtime_factory or default_runtime_factory
-        if real and hasattr(os, "fork") and os.environ.get(ENV_WORKER, "1") != "0":
+        if real and hasattr(os, "fork") and os.environ.get(ENV_WORKER, "1") != "0" and _gating(adapter, raw, options):
             answer = _in_worker(adapter, raw, options, factory, _deadline(adapter))
         else:
             answer = _inline(adapter, raw, options, factory, redirect=stdout is None)
@@ -110,12 +118,28 @@ def _read(stdin: IO[bytes] | None) -> tuple[bytes, str | None]:
     return raw or b"", None
 
 
+def _gating(adapter: Any, raw: bytes, options: CommandOptions) -> bool:
+    """True when the event decides whether an action runs (or cannot be read well enough to tell)."""
+    _, name, _ = dispatch.decode(adapter, raw, options.event)
+    is_gating = getattr(adapter, "is_gating", None)
+    return name is None or is_gating is None or bool(is_gating(name))
+
+
 def _deadline(adapter: Any) -> float:
+    """Seconds from now the worker gets: the adapter's (or ``ENV_DEADLINE``), cut to what is left
+    before ``ENV_ANSWER_BY``."""
     try:
         value = float(os.environ.get(ENV_DEADLINE, ""))
     except ValueError:
         value = 0.0
-    return value if value > 0 else float(getattr(adapter, "answer_deadline", DEFAULT_DEADLINE))
+    deadline = value if value > 0 else float(getattr(adapter, "answer_deadline", DEFAULT_DEADLINE))
+    try:
+        by = float(os.environ.get(ENV_ANSWER_BY, ""))
+    except ValueError:
+        return deadline
+    if by == by:  # not NaN
+        deadline = min(deadline, max(by - time.time() - WRITE_MARGIN, 0.05))
+    return deadline
 
 
 def answer_event(adapter: Any, raw: bytes, options: CommandOptions, factory: RuntimeFactory) -> HostAnswer:
@@ -318,6 +342,10 @@ def _reap(pid: int, er: int) -> None:
     until = time.monotonic() + GRACE
     relaying = True
     try:
+        pidfd: int | None = os.pidfd_open(pid)  # readable when it exits: no polling
+    except (AttributeError, OSError):
+        pidfd = None
+    try:
         while True:
             try:
                 done, _ = os.waitpid(pid, os.WNOHANG)
@@ -335,13 +363,20 @@ def _reap(pid: int, er: int) -> None:
                 except OSError:
                     pass
                 return
-            # wait for more output or the grace to pass; a quiet worker is polled every 10 ms
-            if relaying and select.select([er], [], [], min(remaining, 0.01))[0]:
-                relaying = _relay(er)
-            elif not relaying:
-                time.sleep(min(remaining, 0.01))  # polling a child's exit: bounded by GRACE
+            # wait for more output, its exit or the grace to pass; without a pidfd a quiet worker is
+            # polled every 10 ms
+            watch = ([er] if relaying else []) + ([pidfd] if pidfd is not None else [])
+            step = remaining if pidfd is not None else min(remaining, 0.01)
+            if watch:
+                ready = select.select(watch, [], [], step)[0]
+                if er in ready:
+                    relaying = _relay(er)
+            else:
+                time.sleep(step)  # polling a child's exit: bounded by GRACE
     finally:
         os.close(er)
+        if pidfd is not None:
+            os.close(pidfd)
 
 
 # -- writing -------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import sys
 import threading
 from collections.abc import Callable
@@ -71,6 +72,32 @@ class RpcError(Exception):
         if self.data is not None:
             err["data"] = self.data
         return err
+
+
+#: the longest message line we read: an event up to the per-event limit, plus the envelope
+MAX_LINE = (64 << 20) + (1 << 20)
+#: how much of a refused line is kept to find its id
+_HEAD = 4096
+_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
+
+
+class _TooLarge:
+    """A line longer than :data:`MAX_LINE`: its first bytes and its size, nothing else."""
+
+    def __init__(self, head: bytes, size: int) -> None:
+        self.head = head
+        self.size = size
+
+    def request_id(self) -> Any:
+        """The id of the refused request, when its first bytes carry one (the client then gets a
+        reply it waits for: an error, which the extensions turn into a block on gating events)."""
+        match = _ID.search(self.head)
+        if match is None:
+            return None
+        try:
+            return json.loads(match.group(1))
+        except ValueError:
+            return None
 
 
 class _Pending:
@@ -146,28 +173,66 @@ class Channel:
         return self._inbox.get()
 
     def _lines(self) -> Any:
-        """Lines from the client. A real pipe is read with ``os.read``: a thread blocked in
-        ``sys.stdin.buffer`` holds its lock and aborts the interpreter's shutdown."""
+        """Lines from the client, each at most :data:`MAX_LINE` bytes; a longer one is
+        :class:`_TooLarge` (its start, for the id) and is skipped to its end without being kept.
+        Linear in the input: each chunk is searched once for newlines. A real pipe is read with
+        ``os.read``: a thread blocked in ``sys.stdin.buffer`` holds its lock and aborts the
+        interpreter's shutdown."""
         try:
             fd = self._rfile.fileno()
         except (AttributeError, OSError, ValueError):
-            yield from self._rfile
-            return
-        buf = b""
-        while True:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                break
-            buf += chunk
-            *lines, buf = buf.split(b"\n")
-            yield from lines
-        if buf:
-            yield buf
+            fd = None
+
+        def chunks() -> Any:
+            if fd is None:
+                while True:
+                    data = self._rfile.read1(1 << 20) if hasattr(self._rfile, "read1") else self._rfile.read(1 << 20)
+                    if not data:
+                        return
+                    yield data
+            while True:
+                data = os.read(fd, 1 << 20)
+                if not data:
+                    return
+                yield data
+
+        parts: list[bytes] = []
+        size = 0
+        too_large: _TooLarge | None = None
+        for chunk in chunks():
+            start = 0
+            while start < len(chunk):
+                end = chunk.find(b"\n", start)
+                piece = chunk[start:] if end < 0 else chunk[start:end]
+                if too_large is not None:
+                    too_large.size += len(piece)
+                else:
+                    parts.append(piece)
+                    size += len(piece)
+                    if size > MAX_LINE:
+                        too_large = _TooLarge(b"".join(parts)[:_HEAD], size)
+                        parts, size = [], 0
+                if end < 0:
+                    break
+                if too_large is not None:
+                    yield too_large
+                    too_large = None
+                else:
+                    yield b"".join(parts)
+                parts, size = [], 0
+                start = end + 1
+        if too_large is not None:
+            yield too_large
+        elif parts:
+            yield b"".join(parts)
 
     def _read_loop(self) -> None:
         try:
             for raw in self._lines():
-                if raw.strip():
+                if isinstance(raw, _TooLarge):
+                    self.reply_error(raw.request_id(), RpcError(
+                        INVALID_REQUEST, f"the message is larger than {MAX_LINE:,} bytes (refused)"))
+                elif raw.strip():
                     self._take(raw)
         except (OSError, ValueError):
             pass
@@ -359,11 +424,73 @@ class Server:
         self.channel = channel
         self.options = options
         self.factory = factory or default_runtime_factory
-        self.rt: Runtime | None = None
+        #: the runtime that answers, with what it was built from (serve/pool.py's Entry)
+        self.entry: Any = None
         self.host: str | None = None
         self.ui = StdioUI(channel)
         #: why the runtime could not be built (events then fail, gating ones closed)
         self.load_problem: str | None = None
+        self._build: Callable[[], Runtime] | None = None
+        self._where: tuple[str, str | None] = (os.getcwd(), None)
+        self._reload_lock = threading.Lock()
+        self._watching = threading.Event()
+        self._watcher_started = False
+
+    @property
+    def rt(self) -> Runtime | None:
+        return self.entry.rt if self.entry is not None else None
+
+    # -- the watcher: a change of what decides what runs is in force within a second ----------
+
+    def _fresh(self) -> None:
+        """Rebuild the runtime when an input changed (serve/inputs.py); atomically, and never to a
+        weaker gate (serve/pool.py ``successor``): a change that fails to load keeps the last good
+        runtime and the user is told."""
+        if self.entry is None or self._build is None:
+            return
+        from ..serve import inputs
+        from ..serve.pool import successor
+
+        cwd, settings = self._where
+        with self._reload_lock:
+            old = self.entry
+            if inputs.stamp_of(old.rt, cwd, settings) == old.stamp:
+                return
+            shown = old.error
+            new = successor(old, self._build, cwd, settings)
+            if new is not old:
+                new.rt.loop_state = old.rt.loop_state  # the session's fallback state goes on
+                self.entry = new
+            problem = new.error if new is old and new.error != shown else None
+            if problem is None and new.missing and new is not old:
+                problem = f"gating plugin {', '.join(sorted(new.missing))} disappeared: gating hooks deny"
+        if problem is not None:
+            self.channel.notify("ui.notify", {"message": f"agent-hooks: {problem}", "level": "error"})
+        self._register()
+
+    def _watch(self) -> None:
+        from ..serve.inputs import POLL_SECONDS
+
+        while not self._watching.wait(POLL_SECONDS):
+            try:
+                self._fresh()
+            except Exception as exc:  # the watcher must not die; the next event checks again
+                print(f"agenthooks serve --stdio: watching the settings failed: {_describe(exc)}", file=sys.stderr)
+
+    def _register(self) -> None:
+        from ..serve import sessions
+
+        entry = self.entry
+        if entry is not None:
+            sessions.register(self.host or "?", self._where[0], entry.policy, entry.loaded_at, entry.error,
+                              sorted(entry.missing))
+
+    def _notices(self) -> None:
+        from ..serve.notices import due
+
+        if self.rt is not None:
+            for line in due(self.rt):
+                self.channel.notify("ui.notify", {"message": line, "level": "warning"})
 
     def serve(self) -> int:
         while True:
@@ -421,17 +548,27 @@ class Server:
         session_id = params.get("session_id")
         self.host = host
         self.load_problem = None
+        factory = self.factory
+        args: dict[str, Any] = {"cwd": cwd, "host": host, "session_id": session_id if isinstance(session_id, str) else None,
+                "ui": self.ui, "has_ui": params.get("has_ui") is True, "on_send_message": self._send_message,
+                "on_append_entry": self._append_entry, "hooks": self.options.hooks,
+                "settings": self.options.settings}
+        self._build = lambda: factory(**args)
+        self._where = (cwd, self.options.settings)
+        from ..serve.pool import successor
+
         try:
-            self.rt = self.factory(
-                cwd=cwd, host=host, session_id=session_id if isinstance(session_id, str) else None,
-                ui=self.ui, has_ui=params.get("has_ui") is True,
-                on_send_message=self._send_message, on_append_entry=self._append_entry,
-                hooks=self.options.hooks, settings=self.options.settings)
+            self.entry = successor(None, self._build, cwd, self.options.settings)
         except BaseException as exc:
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
-            self.rt = None
+            self.entry = None
             self.load_problem = f"could not load the plugins: {_describe(exc)}"
+        else:
+            self._register()
+            if not self._watcher_started:
+                self._watcher_started = True
+                threading.Thread(target=self._watch, name="agenthooks-stdio-watch", daemon=True).start()
         adapter = self._adapter()
         events = adapter.subscriptions(self.rt) if hasattr(adapter, "subscriptions") else []
         return {
@@ -453,6 +590,7 @@ class Server:
         event = {"name": name, "payload": payload}
         from .dispatch import MAX_DEPTH, depth_exceeds
 
+        self._fresh()
         if depth_exceeds(payload):
             answer = adapter.failure(name, f"the event is nested deeper than {MAX_DEPTH} levels")
         elif self.rt is None:
@@ -466,6 +604,7 @@ class Server:
                 if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                     raise
                 answer = adapter.failure(name, _describe(exc) if not _is_input_error(exc) else str(exc))
+            self._notices()
         return {"answer": answer.body, "blocked": bool(answer.blocked), "errors": list(answer.stderr)}
 
     def do_fire(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -505,11 +644,19 @@ class Server:
         return {"output": output} if output is not None else {}
 
     def do_shutdown(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.close()
         return {}
+
+    def close(self) -> None:
+        from ..serve import sessions
+
+        self._watching.set()
+        sessions.unregister()
 
     # -- helpers ---------------------------------------------------------------------------
 
     def _runtime(self) -> Runtime:
+        self._fresh()
         if self.rt is None:
             raise RpcError(NOT_INITIALIZED, self.load_problem or "call initialize first")
         return self.rt
@@ -567,4 +714,8 @@ def main(argv: list[str] | None = None, *, stdin: IO[bytes] | None = None, stdou
     else:
         out = stdout
     channel = Channel(stdin if stdin is not None else sys.stdin.buffer, out)
-    return Server(channel, options, runtime_factory).serve()
+    server = Server(channel, options, runtime_factory)
+    try:
+        return server.serve()
+    finally:
+        server.close()

@@ -141,3 +141,20 @@ def host_event(host, name, payload, ctx):
     action = json.loads(os.environ.get("CC_TEST_SCRIPT") or "{}").get("host_event")
     if action and "raise" in action:
         raise RuntimeError(action["raise"])
+
+
+@hookimpl
+def stop_gate(event, ctx):
+    return _act("stop_gate", event, ctx)
+
+
+@hookimpl
+def permission_request(event, ctx):
+    return _act("permission_request", event, ctx)
+
+
+def __getattr__(name: str) -> Any:
+    # CC_TEST_APPROVER=1 makes this plugin declare that its permission_request allow counts
+    if name == "agent_hooks_approver":
+        return os.environ.get("CC_TEST_APPROVER") == "1"
+    raise AttributeError(name)

@@ -401,8 +401,91 @@ def test_post_compact(cc):
 
 def test_stop(cc):
     r = cc(event("Stop", cc.cwd))
-    assert (r.code, r.stdout, r.hooks()) == (0, "", ["agent_end"])
+    assert (r.code, r.stdout, r.hooks()) == (0, "", ["agent_end", "stop_gate"])
     assert r.call("agent_end")["event"] == {"last_assistant_message": "Done."}
+    assert r.call("stop_gate")["event"] == {"last_assistant_message": "Done.", "subagent": False,
+                                            "stop_hook_active": False, "continuations": 0, "limit": 3}
+
+
+def test_stop_gate_continue_is_a_block_with_the_reason(cc):
+    r = cc(event("Stop", cc.cwd), {"stop_gate": {"answer": {"continue": True, "reason": "2 tests fail"}}})
+    assert (r.code, r.json) == (0, {"decision": "block", "reason": "2 tests fail"})
+
+
+def test_stop_gate_limit_lets_the_agent_stop_and_says_so(cc):
+    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text("stop_gate_limit = 1\n")
+    script = {"stop_gate": {"answer": {"continue": True, "reason": "again"}}}
+    first = cc(event("Stop", cc.cwd, stop_hook_active=False), script)
+    assert first.json == {"decision": "block", "reason": "again"}
+    if cc.mode == "inproc":
+        return  # the injected factory reads no settings: the runtime's default limit applies
+    second = cc(event("Stop", cc.cwd, stop_hook_active=True), script)
+    assert second.call("stop_gate")["event"]["continuations"] == 1
+    assert second.json == {"systemMessage": "agent-hooks: stop gate limit reached (1 in a row): the agent stops "
+                                            "although a plugin asked to continue: again"}
+    third = cc(event("Stop", cc.cwd), script)  # the agent stopped: the count started again
+    assert third.json == {"decision": "block", "reason": "again"}
+
+
+def test_stop_gate_failure_never_blocks_the_stop(cc):
+    r = cc(event("Stop", cc.cwd), {"stop_gate": {"raise": "disk full"}})
+    assert (r.code, r.stdout) == (0, "")
+    assert "disk full" in r.stderr
+
+
+def test_subagent_stop_gate(cc):
+    r = cc(event("SubagentStop", cc.cwd), {"stop_gate": {"answer": {"continue": True, "reason": "look in lib/ too"}}})
+    assert r.json == {"decision": "block", "reason": "look in lib/ too"}
+    assert r.call("stop_gate")["event"]["subagent"] is True
+    assert r.call("stop_gate")["event"]["agent_type"] == "Explore"
+
+
+# -- PermissionRequest: the permission decision ------------------------------------------------
+
+
+def test_permission_request_without_an_opinion_leaves_claude_codes_prompt(cc):
+    r = cc(event("PermissionRequest", cc.cwd))
+    assert (r.code, r.stdout, r.stderr) == (0, "", "")
+    assert r.call("permission_request")["event"] == {
+        "tool_name": "Bash", "arguments": {"command": "npm publish"},
+        "permission_suggestions": [{"type": "addRules", "behavior": "allow"}]}
+
+
+def test_permission_request_ask_leaves_claude_codes_prompt(cc):
+    r = cc(event("PermissionRequest", cc.cwd), {"permission_request": {"answer": {"decision": "ask"}}})
+    assert (r.code, r.stdout) == (0, "")
+
+
+def test_permission_request_deny(cc):
+    r = cc(event("PermissionRequest", cc.cwd),
+           {"permission_request": {"answer": {"decision": "deny", "reason": "no publishing"}}})
+    assert r.json == {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                             "decision": {"behavior": "deny", "message": "no publishing"}}}
+
+
+def test_permission_request_allow_from_an_approver_with_updated_input(cc, monkeypatch):
+    monkeypatch.setenv("CC_TEST_APPROVER", "1")
+    answer = {"decision": "allow", "arguments": {"command": "npm publish --dry-run"}}
+    r = cc(event("PermissionRequest", cc.cwd), {"permission_request": {"answer": answer}})
+    assert r.json == {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {
+        "behavior": "allow", "updatedInput": {"command": "npm publish --dry-run"}}}}
+
+
+def test_permission_request_allow_from_a_plugin_that_is_no_approver_denies(cc):
+    r = cc(event("PermissionRequest", cc.cwd), {"permission_request": {"answer": {"decision": "allow"}}})
+    decision = r.json["hookSpecificOutput"]["decision"]
+    assert decision["behavior"] == "deny" and "not an approver" in decision["message"]
+
+
+@pytest.mark.parametrize("ev", [
+    {"tool_name": "Bash", "tool_input": "rm -rf /"},
+    {"tool_name": None},
+])
+def test_permission_request_failures_deny(cc, ev):
+    r = cc(event("PermissionRequest", cc.cwd, **ev))
+    assert r.code == 0 and r.json["hookSpecificOutput"]["decision"]["behavior"] == "deny"
+    r = cc(event("PermissionRequest", cc.cwd), {"permission_request": {"raise": "boom"}})
+    assert r.json["hookSpecificOutput"]["decision"]["behavior"] == "deny"
 
 
 def test_stop_with_a_failing_plugin_never_blocks(cc):
@@ -434,7 +517,7 @@ def test_subagent_start_block_is_told_to_the_subagent_and_the_user(cc):
 # -- events without a canonical hook ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["Notification", "PermissionRequest", "PermissionDenied", "StopFailure",
+@pytest.mark.parametrize("name", ["Notification", "PermissionDenied", "StopFailure",
                                   "UserPromptExpansion", "MessageDisplay", "SomeFutureEvent"])
 def test_other_events_fire_host_event(cc, name):
     ev = event(name, cc.cwd)
@@ -484,7 +567,7 @@ def test_a_plugin_that_fails_to_load(cc_subprocess, tmp_path):
     assert r.code == 0 and "broken_plugin" in r.json["systemMessage"]
     assert r.hooks() == ["on_start", "session_start", "pre_system_prompt"]  # the others still run
     r = cc(event("Stop", cc.cwd), args=("--hook", str(broken)))
-    assert (r.code, r.stdout, r.hooks()) == (0, "", ["agent_end"])
+    assert (r.code, r.stdout, r.hooks()) == (0, "", ["agent_end", "stop_gate"])
 
 
 def test_plugins_from_the_users_settings(cc_subprocess, tmp_path):
@@ -531,3 +614,27 @@ def test_mcp_blocks_changed_in_both_output_and_content_keep_their_layout(cc):
     new = [{"type": "text", "text": "key [REDACTED]"}, blocks[1]]
     r = cc(ev, {"pre_tool_output": {"answer": {"output": "key [REDACTED]", "content": new}}})
     assert r.json == {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": new}}
+
+
+# -- Cursor runs ~/.claude/settings.json hooks too ------------------------------------------------
+
+
+@pytest.mark.parametrize("cursor_wired", [True, False])
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_cursor_running_claude_hooks_fires_plugins_once(cc, monkeypatch, tmp_path, cursor_wired, scope):
+    """With our own user Cursor hooks wired, the Claude Code bridge answers nothing to Cursor's
+    events (Cursor already ran them through its own bridge); a project's Cursor hooks do not count
+    (the agent can write them, and Cursor skips them in untrusted workspaces)."""
+    from agent_hooks_core.bridges.cursor import install as cursor
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    if cursor_wired:
+        cursor.plan_install(scope, cc.cwd).apply()
+    deny = {"pre_tool": {"answer": {"block": True, "reason": "no"}}}
+    r = cc(event("PreToolUse", cc.cwd, cursor_version="2.1.0"), deny)
+    once = cursor_wired and scope == "user"
+    assert (r.hooks(), r.stdout) == (([], "") if once else (["pre_tool"], r.stdout))
+    if not once:
+        assert r.json["hookSpecificOutput"]["permissionDecision"] == "deny"
+    claude_itself = cc(event("PreToolUse", cc.cwd), deny)  # Claude Code's own events never skip
+    assert claude_itself.json["hookSpecificOutput"]["permissionDecision"] == "deny"

@@ -9,6 +9,7 @@ lands in the audit store.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -23,8 +24,9 @@ EXPECTED_HOOKS = {
     "PostToolUseFailure": ["pre_tool_output", "post_tool"], "PostToolBatch": ["post_tool_batch"],
     "SubagentStart": ["pre_spawn_agent"], "SubagentStop": ["post_spawn_agent"], "Stop": ["agent_end"],
     "PreCompact": ["pre_compact"], "PostCompact": ["post_compact"], "SessionEnd": ["on_end"],
+    "PermissionRequest": ["permission_request"],
 }
-HOST_EVENTS = ["UserPromptExpansion", "PermissionRequest", "PermissionDenied", "Notification", "StopFailure"]
+HOST_EVENTS = ["UserPromptExpansion", "PermissionDenied", "Notification", "StopFailure"]
 
 
 @pytest.mark.slow
@@ -39,12 +41,15 @@ def test_install_guard_and_audit_in_a_fresh_venv(fresh_venv, tmp_path: Path):
            "XDG_CACHE_HOME": str(home / ".cache")}
     agenthooks = venv.bin("agenthooks")
 
-    r = venv.run(agenthooks, "install", "claude-code", "--project", cwd=project, env=env)
+    r = venv.run(agenthooks, "install", "claude-code", "--project", "--transport", "command", cwd=project, env=env)
     assert r.returncode == 0, r.stderr
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     assert problems(settings) == []
     entries = {name: groups[0]["hooks"][0] for name, groups in settings["hooks"].items()}
-    assert entries["PreToolUse"]["command"] == str(agenthooks)  # this venv's script, absolute
+    # the stable launcher (outside the venv, absolute) that runs this venv's interpreter
+    launcher = Path(entries["PreToolUse"]["command"])
+    assert launcher.is_absolute() and not launcher.is_relative_to(venv.path) and os.access(launcher, os.X_OK)
+    assert f"PY={venv.python}" in launcher.read_text()
     assert entries["PreToolUse"]["onFailure"] == "block"
 
     def claude_code_runs(ev: dict) -> tuple[int, dict | None, str]:

@@ -65,26 +65,54 @@ def test_install_project_writes_a_settings_file_claude_code_accepts(project, cli
     assert r.exit_code == 0, r.output
     path = project / ".claude" / "settings.json"
     assert f"Wired agent-hooks into Claude Code (project): {path}" in r.output
+    assert "transport: client" in r.output  # a committed file: the fast client, no token
     settings = load(path)
-    assert problems(settings) == []
-    command, prefix = cc.bridge_command()
-    assert os.path.isabs(command) and os.access(command, os.X_OK)
+    assert problems(settings) == [] and "env" not in settings
     installed = ours(settings)
     assert list(installed) == list(cc.EVENTS)
     for event, handlers in installed.items():
-        assert handlers == [{"type": "command", "command": command, "args": [*prefix, "claude-code", "--event", event],
-                             "timeout": 5 if event == "SessionEnd" else 60,
-                             **({"onFailure": "block"} if event == "PreToolUse" else {})}]
+        assert handlers == [cc.client_handler(event)]
+        assert os.path.isabs(handlers[0]["command"]) and os.access(handlers[0]["command"], os.X_OK)
+        assert handlers[0].get("onFailure") == ("block" if event in cc.GATING_EVENTS else None)
     groups = settings["hooks"]
     assert groups["PreToolUse"][0]["matcher"] == "*" and "matcher" not in groups["Stop"][0]
 
 
+@pytest.mark.parametrize(("flags", "transport"), [
+    (["--user"], "http"), (["--local"], "http"), (["--project"], "client"), ([], "http"),
+    (["--project", "--transport", "command"], "command"), (["--local", "--transport", "client"], "client"),
+])
+def test_the_default_transport_is_the_fastest_safe_one_for_the_scope(project, cli, flags, transport):
+    r = invoke(cli, "install", "claude-code", *flags)
+    assert r.exit_code == 0, r.output
+    assert f"transport: {transport}\n" in r.output and "why:" in r.output
+    scope = next((f[2:] for f in flags if f in ("--user", "--project", "--local")), "user")
+    settings = load(cc.settings_path(scope, project))
+    assert cc.transport_of([h for hs in ours(settings).values() for h in hs]) == transport
+    assert ("env" in settings) == (transport == "http")  # the token only where it is private
+
+
+def test_install_command_transport_runs_the_bridge_through_the_launcher(project, cli):
+    r = invoke(cli, "install", "claude-code", "--project", "--transport", "command")
+    assert r.exit_code == 0, r.output
+    settings = load(project / ".claude" / "settings.json")
+    assert problems(settings) == []
+    command, prefix = cc.bridge_command()
+    assert os.path.isabs(command) and os.access(command, os.X_OK)
+    for event, handlers in ours(settings).items():
+        gating = event in cc.GATING_EVENTS
+        assert handlers == [{"type": "command", "command": command,
+                             "args": [*(["--gating"] if gating else []), *prefix, "claude-code", "--event", event],
+                             "timeout": 5 if event == "SessionEnd" else 60,
+                             **({"onFailure": "block"} if gating else {})}]
+
+
 def test_install_with_ask(project, cli):
-    assert invoke(cli, "install", "claude-code", "--local", "--ask").exit_code == 0
+    assert invoke(cli, "install", "claude-code", "--local", "--ask", "--transport", "command").exit_code == 0
     installed = ours(load(project / ".claude" / "settings.local.json"))
     assert installed["PreToolUse"][0]["args"][-1] == "--ask" and "--ask" not in installed["Stop"][0]["args"]
     assert cc.status(project)[0].startswith("ok: ")
-    assert invoke(cli, "install", "claude-code", "--local").exit_code == 0  # and back
+    assert invoke(cli, "install", "claude-code", "--local", "--transport", "command").exit_code == 0  # and back
     assert "--ask" not in ours(load(project / ".claude" / "settings.local.json"))["PreToolUse"][0]["args"]
 
 
@@ -160,7 +188,7 @@ def test_uninstall_where_there_is_no_file_creates_none(project, cli):
 def test_uninstall_drops_what_only_we_filled(project, cli):
     invoke(cli, "install", "claude-code", "--local")
     invoke(cli, "uninstall", "claude-code", "--local")
-    assert load(project / ".claude" / "settings.local.json") == {}
+    assert not (project / ".claude" / "settings.local.json").exists()  # nothing else was in it: deleted
 
 
 def test_dry_run_shows_a_diff_and_writes_nothing(project, cli):
@@ -250,9 +278,9 @@ def test_status_not_wired(project):
 
 
 def test_status_current(project, cli):
-    invoke(cli, "install", "claude-code", "--project")
+    invoke(cli, "install", "claude-code", "--project", "--transport", "command")
     path = project / ".claude" / "settings.json"
-    assert cc.status(project) == [f"ok: Claude Code project settings ({path}): wired for 17 events, current"]
+    assert cc.status(project) == [f"ok: Claude Code project settings ({path}): wired for {len(cc.EVENTS)} events, current"]
 
 
 def test_status_outdated(project):
@@ -265,7 +293,8 @@ def test_status_outdated(project):
     assert lines[0] == f"warning: Claude Code local settings ({path}): disableAllHooks is true, so no hook runs"
     assert lines[1].startswith(f"warning: Claude Code local settings ({path}): outdated (not wired for Stop; ")
     assert "runs /gone/venv/bin/agenthooks, which does not exist" in lines[1]
-    assert lines[1].endswith("run `agenthooks install claude-code --local`")
+    # --local would be http by default: the hint keeps the transport the file uses
+    assert lines[1].endswith("run `agenthooks install claude-code --transport command --local`")
 
 
 def test_status_reports_an_unreadable_file(project):
@@ -279,3 +308,8 @@ def test_status_two_scopes_with_different_commands(project):
     cc.SettingsEdit(cc.settings_path("project"), None, cc.dump(cc.merged({}, "/a/bin/agenthooks", []))).apply()
     cc.plan_install("local").apply()
     assert any("with different commands" in line for line in cc.status(project))
+
+
+def test_every_claude_code_event_is_wired_or_left_out_for_a_reason():
+    assert set(cc.EVENTS).isdisjoint(cc.NOT_WIRED)
+    assert set(cc.EVENTS) | set(cc.NOT_WIRED) == set(cc.HOOK_EVENTS)

@@ -75,7 +75,7 @@ def test_http_install_writes_http_hooks_the_token_and_a_starter(project, cli):
                                "allowedEnvVars": ["AGENT_HOOKS_TOKEN"], "timeout": 5 if name == "SessionEnd" else 60,
                                **({"onFailure": "block"} if name in ("PreToolUse", "PermissionRequest") else {})}]
     starter = handlers(settings, "SessionStart")[0]
-    assert starter["type"] == "command" and starter["args"][-3:] == ["serve", "start", "--quiet"]
+    assert starter["type"] == "command" and starter["args"][-1] == "--ensure-server" and cc.is_starter(starter)
     assert os.path.isabs(starter["command"]) and ("-I" in starter["args"] or "-P" in starter["args"])
     assert cc.is_starter(starter) and not cc.is_starter(handlers(settings, "Stop")[0])
 
@@ -95,7 +95,7 @@ def test_http_refuses_the_committed_project_file(project, cli):
 
 def test_an_unknown_transport_is_one_line(project, cli):
     r = invoke(cli, "install", "claude-code", "--local", "--transport", "pigeon")
-    assert r.exit_code == 2 and r.output.count("\n") == 1 and "--transport must be one of command, client, http" in r.output
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and "--transport must be one of auto, command, client, http" in r.output
 
 
 def test_switching_transports_replaces_everything_of_ours_and_uninstall_removes_it(project, cli):
@@ -110,9 +110,9 @@ def test_switching_transports_replaces_everything_of_ours_and_uninstall_removes_
     ours = [h for name in settings["hooks"] for h in handlers(settings, name) if cc.is_ours(h) or cc.is_starter(h)]
     assert len(ours) == len(cc.EVENTS) and cc.transport_of(ours) == "client"
     pre = handlers(settings, "PreToolUse")[0]
-    assert pre["args"][:2] == ["-S", "-I"] and "--gating" in pre["args"] and pre["onFailure"] == "block"
+    assert pre["args"][:3] == ["--gating", "-S", "-I"] and "--gating" in pre["args"][3:] and pre["onFailure"] == "block"
     assert "--gating" not in handlers(settings, "Stop")[0]["args"]
-    assert invoke(cli, "install", "claude-code", "--local").exit_code == 0
+    assert invoke(cli, "install", "claude-code", "--local", "--transport", "command").exit_code == 0
     assert cc.transport_of([h for n in settings["hooks"] for h in handlers(local(project), n)]) == "command"
     assert invoke(cli, "uninstall", "claude-code", "--local").exit_code == 0
     assert local(project) == user

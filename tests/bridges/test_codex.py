@@ -82,6 +82,8 @@ EXPECTED_HOOKS = {
     "SubagentStop": ["post_spawn_agent"],
     "Stop": ["agent_end"],
     "Interrupt": [],
+    "PreModelRequest": [],
+    "PostModelRequest": [],
 }
 
 

@@ -80,12 +80,11 @@ def test_ls_passes(tmp_path):
     assert ADAPTER.handle(guard_runtime(str(tmp_path)), ev).body is None
 
 
-def test_rewrite_merges_and_nulls_removed_keys(tmp_path):
+def test_rewrite_replaces_the_arguments_and_leaves_removed_keys_out(tmp_path):
     plugin = Scripted(pre_tool={"arguments": {"command": "ls -la"}})
     ev = {**SAMPLES["BeforeTool"], "tool_input": {"command": "ls", "dir_path": "x"}}
     answer = ADAPTER.handle(runtime(plugin, cwd=str(tmp_path)), ev)
-    assert answer.body == {"hookSpecificOutput": {"hookEventName": "BeforeTool",
-                                                  "tool_input": {"dir_path": None, "command": "ls -la"}}}
+    assert answer.body == {"hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": {"command": "ls -la"}}}
 
 
 def test_secret_in_output_replaced(tmp_path):

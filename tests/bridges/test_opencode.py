@@ -6,6 +6,7 @@ import sys
 
 import pytest
 from agent_hooks_core.bridges import adapter as load_adapter
+from agent_hooks_core.bridges.base import BridgeInputError
 from agent_hooks_core.bridges.opencode import install as oc
 from agent_hooks_core.bridges.opencode.adapter import ADAPTER, EVENTS
 
@@ -30,7 +31,7 @@ EXPECTED = {
     "tool.execute.before/read": ["pre_tool", "pre_file_read"],
     "tool.execute.before/webfetch": ["pre_tool", "pre_fetch_url"],
     "tool.execute.after": ["pre_tool_output", "post_tool"], "chat.message": ["pre_message"],
-    "chat.params": ["pre_api_request"], "permission.ask": ["pre_shell_exec"],
+    "chat.params": ["pre_api_request"],
     "experimental.chat.system.transform": [], "experimental.session.compacting": ["pre_compact"],
     "event": ["on_start", "session_start"], "event/idle": ["agent_end"], "event/other": [],
     "event/compacted": ["post_compact"], "event/deleted": ["on_end"],
@@ -67,10 +68,12 @@ def test_secret_redacted_in_output(tmp_path):
     assert answer.body == {"output": "token=[REDACTED:github-token]\n"}
 
 
-def test_permission_denied(tmp_path):
-    ev = SAMPLES["permission.ask"]
-    ev["payload"]["input"]["metadata"]["command"] = "sudo rm -rf /"
-    assert ADAPTER.handle(guard_runtime(str(tmp_path)), ev).body == {"status": "deny"}
+def test_permission_ask_is_not_an_opencode_hook_we_take():
+    """OpenCode 1.18.33 never calls permission.ask: registering it would promise a gate that never runs."""
+    assert "permission.ask" not in EVENTS
+    with pytest.raises(BridgeInputError, match="unknown OpenCode hook"):
+        ADAPTER.handle(runtime(Scripted(pre_shell_exec={"denied": True})),
+                       {"name": "permission.ask", "payload": {"input": {"type": "bash"}, "output": {}}})
 
 
 def test_prompt_block_and_rewrite(tmp_path):
@@ -92,12 +95,11 @@ def test_system_prompt_and_compaction(tmp_path):
 def test_subscriptions_follow_plugins(tmp_path):
     assert ADAPTER.subscriptions(None) == ["tool.execute.before"]
     subs = ADAPTER.subscriptions(guard_runtime(str(tmp_path)))
-    assert {"tool.execute.before", "tool.execute.after", "permission.ask"} <= set(subs)
+    assert {"tool.execute.before", "tool.execute.after"} <= set(subs)
     assert "chat.message" not in subs
 
 
-@pytest.mark.parametrize(("name", "body"), [("tool.execute.before", "block"), ("permission.ask", "status"),
-                                            (None, "block")])
+@pytest.mark.parametrize(("name", "body"), [("tool.execute.before", "block"), (None, "block")])
 def test_failure_blocks_gating(name, body):
     answer = ADAPTER.failure(name, "server died")
     assert answer.blocked and body in answer.body

@@ -183,7 +183,7 @@ def pre_tool(event):
 
 @pytest.mark.parametrize(("host", "answer"), [
     ("pi", {"input": {"command": "echo safe"}}),  # the extension copies it into event.input
-    ("omp", None),  # omp's handlers cannot rewrite
+    ("omp", {"input": {"command": "echo safe"}}),  # omp's ToolCallEventResult.input, revalidated by omp
 ])
 def test_argument_rewrite(session, host, answer):
     s = session(REWRITE)

@@ -152,7 +152,7 @@ def test_oversized_input_is_refused(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(("tool", "tool_input", "message"), [
-    ("Bash", None, "PreToolUse event without tool_input"),
+    ("Bash", None, "PreToolUse: tool_input is missing"),
     ("Bash", {}, "Bash tool_input.command is missing"),
     ("Bash", {"command": ["bash", "-lc", "rm -rf /"]}, "Bash tool_input.command is a list, not a string"),
     ("Bash", {"command": 3}, "Bash tool_input.command is a number, not a string"),
@@ -184,3 +184,23 @@ def test_a_pre_tool_use_the_bridge_cannot_understand_is_denied(tmp_path, tool, t
                             runtime_factory=factory)
     answer = json.loads(out.getvalue())["hookSpecificOutput"]
     assert (code, answer["permissionDecision"]) == (0, "deny") and message in answer["permissionDecisionReason"]
+
+
+@pytest.mark.parametrize(("name", "forked"), [("PreToolUse", True),
+                                              ("PostToolUse", False), ("Stop", False)])
+def test_only_gating_events_pay_for_the_worker(tmp_path, name, forked):
+    # the fork protects a decision; elsewhere the event is answered in the process the host started
+    hook = tmp_path / "where.py"
+    hook.write_text("import os\nfrom agent_hooks_core import hookimpl\n\n"
+                    "def note(*_):\n    open(os.environ['WHERE'], 'a').write(str(os.getpid()) + '\\n')\n\n"
+                    "pre_tool = hookimpl(note, specname='pre_tool')\npost_tool = hookimpl(note, specname='post_tool')\n"
+                    "meta = hookimpl(note, specname='hook_called')\n")
+    where = tmp_path / "pids"
+    argv = [sys.executable, "-m", "agent_hooks_core", "claude-code", "--event", name, "--hook", str(hook)]
+    env = {**os.environ, "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD": "1", "WHERE": str(where)}
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+                            env=env)
+    _, err = proc.communicate(json.dumps(event(name, str(tmp_path))).encode(), timeout=60)
+    assert proc.returncode == 0, err
+    pids = {int(p) for p in where.read_text().split()}
+    assert pids and (proc.pid not in pids) == forked, (pids, proc.pid)

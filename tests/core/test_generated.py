@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from agent_hooks_core import docgen
 from agent_hooks_core.errors import PayloadError
-from agent_hooks_core.hookspecs import _gen
+from agent_hooks_core.hookspecs import _gen, specs
 from agent_hooks_core.hookspecs._fields import EVENT_FIELDS, RESULT_FIELDS
 from agent_hooks_core.hookspecs.catalogue import BY_NAME, HOOKS, SYSTEMS
+from agent_hooks_core.hookspecs.hookdef import declared
 from agent_hooks_core.hookspecs.models import EVENTS, RESULTS
 from agent_hooks_core.validation import check_answer, check_payload
 from hypothesis import HealthCheck, given, settings
@@ -47,13 +48,14 @@ def test_docs_cover_every_hook_alias_and_field() -> None:
         for name, info in EVENTS[hd.name].model_fields.items():
             assert f"| `{info.alias or name}` |" in text
         result = RESULTS[hd.name]
-        for name in result.model_fields if result is not None else ():
-            assert f"| `{name}` |" in text
+        for name, info in result.model_fields.items() if result is not None else ():
+            assert f"| `{info.alias or name}` |" in text
     assert "| concat(inject) |" in text  # the rule table comes from reducer's docstring
 
 
 def test_catalogue_and_models_agree() -> None:
-    assert len(HOOKS) == 62
+    assert declared(vars(specs)) == HOOKS and len(BY_NAME) == len(HOOKS)
+    assert set(EVENTS) == set(RESULTS) == set(BY_NAME)
     for hd in HOOKS:
         assert (RESULTS[hd.name] is None) == hd.observe, hd.name
         fields = RESULT_FIELDS[hd.name] or {}

@@ -81,7 +81,7 @@ SEEDS = _seed_payloads()
 
 
 def _everything_plugin(seen: dict[str, Any]) -> Any:
-    """One plugin implementing all 62 hooks as (event, ctx) handlers that record what they got."""
+    """One plugin implementing every canonical hook as (event, ctx) handlers that record what they got."""
     namespace: dict[str, Any] = {}
     for hd in HOOKS:
         def handler(self: Any, event: HookEvent, ctx: HookContext, _hook: str = hd.name) -> None:

@@ -25,6 +25,7 @@ PAYLOADS = {
     "pre_file_write": {"path": "/work/.env", "content": "x"},
     "pre_shell_exec": {"command": "rm -rf /"},
     "pre_fetch_url": {"url": "http://169.254.169.254/"},
+    "permission_request": {"tool_name": "Bash", "arguments": {"command": "rm -rf /"}},
 }
 
 
@@ -151,8 +152,9 @@ def _constant(answer: Any) -> Callable[[Any], Any]:
     return lambda event: answer
 
 
-FIELDS = st.sampled_from(["block", "denied", "reason", "message", "arguments", "allow", "blocked", ""])
-VALUES = st.none() | st.booleans() | st.integers(-1, 1) | st.text(max_size=3) | st.just({}) | st.just([])
+FIELDS = st.sampled_from(["block", "denied", "reason", "message", "arguments", "allow", "blocked", "", "decision"])
+VALUES = (st.none() | st.booleans() | st.integers(-1, 1) | st.text(max_size=3) | st.just({}) | st.just([])
+          | st.sampled_from(["allow", "deny", "ask"]))
 ANSWERS = st.none() | VALUES | st.dictionaries(FIELDS, VALUES, max_size=3)
 
 
@@ -160,10 +162,12 @@ ANSWERS = st.none() | VALUES | st.dictionaries(FIELDS, VALUES, max_size=3)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(answers=st.lists(ANSWERS, min_size=1, max_size=3))
 def test_nothing_but_valid_non_blocking_answers_allows(hook: str, answers: list[Any]) -> None:
-    """Property: the call goes through only if every answer was None or valid, and none blocked or denied."""
+    """Property: the call goes through only if every answer was None or valid, and none blocked or denied
+    (an ``allow`` decision from these plugins, none of them an approver, denies)."""
     rt = Runtime([plugin(f"p{i}", **{hook: _constant(a)}) for i, a in enumerate(answers)])
     out = rt.fire(hook, PAYLOADS[hook])
     allowed = out.decision in ("allowed", "modified")
-    ok = all(a is None or (isinstance(a, dict) and _valid(hook, a) and not a.get("block") and not a.get("denied"))
+    ok = all(a is None or (isinstance(a, dict) and _valid(hook, a) and not a.get("block") and not a.get("denied")
+                           and a.get("decision") not in ("deny", "allow"))
              for a in answers)
     assert allowed == ok, (answers, out.data, out.errors)

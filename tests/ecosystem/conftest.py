@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import io
 import os
+import subprocess
 import sys
 import textwrap
 import uuid
@@ -129,3 +130,32 @@ PLAIN_PLUGIN = """
 def plain(name: str) -> str:
     """A plugin module's source: its pre_tool blocks commands containing "danger"."""
     return textwrap.dedent(PLAIN_PLUGIN).lstrip().replace("NAME", name)
+
+
+# -- the real command line in a subprocess, with its own HOME ----------------------------------
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir()
+    """The environment of a user with nothing installed: a fresh HOME, no host's variables."""
+    mine = ("AGENT_HOOKS", "XDG_", "PI_CODING", "CODEX", "CLAUDE_", "GEMINI_", "OPENCODE")
+    keep = {k: v for k, v in os.environ.items() if not k.startswith(mine)}
+    return {**keep, "HOME": str(home), "AGENT_HOOKS_HOME": str(tmp_path / "ah"), "COLUMNS": "80",
+            "XDG_CONFIG_HOME": str(home / ".config"), "XDG_RUNTIME_DIR": str(tmp_path / "run"),
+            "AGENT_HOOKS_SERVE_PORT": "0"}
+
+
+def agenthooks(env: dict[str, str], *args: str | os.PathLike[str], cwd: Path | None = None,
+               stdin: str = "", **extra: str) -> Run:
+    proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", *map(os.fspath, args)], env={**env, **extra},
+                          cwd=cwd, capture_output=True, text=True, timeout=120, input=stdin)
+    return Run(proc.returncode, proc.stdout, proc.stderr)

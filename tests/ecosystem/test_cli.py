@@ -331,7 +331,8 @@ def test_trust_command(cli, home: Path, project: Path) -> None:
     r = cli("trust")
     assert r.code == 0 and f"Trusted {project}" in r.out and "proj.py" in r.out
     assert rows(cli("plugins", "list", "--json"))["proj"]["status"] == "loaded"
-    assert "trusted   hook-file" in cli("trust", "--show").out
+    shown = cli("trust", "--show").out
+    assert "status:  trusted" in shown and any(line.split()[:2] == ["trusted", "hook-file"] for line in shown.splitlines())
     assert str(project) in cli("trust", "--list").out
     assert "Revoked" in cli("trust", "--revoke").out
     assert rows(cli("plugins", "list", "--json"))["proj"]["status"] == "untrusted"
@@ -361,18 +362,18 @@ def test_new_plugin_creates_a_project_whose_tests_pass(cli, tmp_path: Path, home
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=root, env=env,
                           capture_output=True, text=True)
     assert proc.returncode == 0 and "2 passed" in proc.stdout, proc.stdout + proc.stderr
+    settings = write(tmp_path / "s.toml", NO_REPO_PLUGINS + '[plugins.agent_hooks_no_rm]\nblock = ["mkfs"]\n')
     r = cli("--hook", root / "agent_hooks_no_rm", "fire", "pre_tool", "--data",
-            '{"tool_name": "bash", "arguments": {"command": "mkfs /dev/sda"}}', "--settings",
-            write(tmp_path / "s.toml", NO_REPO_PLUGINS))
-    assert r.json == {"block": True, "reason": "agent_hooks_no_rm: 'mkfs' is not allowed".replace(
-        "agent_hooks_no_rm", "no-rm"), "message": "no-rm: 'mkfs' is not allowed"}
+            '{"tool_name": "bash", "arguments": {"command": "mkfs /dev/sda"}}', "--settings", settings)
+    reason = "no-rm: 'mkfs' is blocked by [plugins.no-rm] block"
+    assert r.json == {"block": True, "reason": reason, "message": reason}, r.err
 
 
 def test_new_plugin_refuses_bad_names_and_existing_directories(cli, tmp_path: Path) -> None:
     assert "invalid plugin name" in one_line_error(cli("new-plugin", "Bad Name!", "--dir", tmp_path))
     assert cli("new-plugin", "agent-hooks-ok", "--dir", tmp_path).code == 0
     assert (tmp_path / "agent-hooks-ok/agent_hooks_ok/__init__.py").is_file()
-    assert "not empty" in one_line_error(cli("new-plugin", "ok", "--dir", tmp_path))
+    assert "not an empty directory" in one_line_error(cli("new-plugin", "ok", "--dir", tmp_path))
 
 
 def test_plugins_add_commands(cli, site: FakeSite) -> None:

@@ -22,8 +22,13 @@ def fits(text: str, width: int = 80) -> None:
 
 
 def intact(text: str, *words: str) -> None:
+    """Each word is there, on one line; a word longer than the screen (a deep temporary path) may be
+    cut into indented pieces, the only way it fits."""
+    import re
+
+    joined = re.sub(r"\n +", "", text)
     for word in words:
-        assert word in text, f"{word!r} is cut or missing in:\n{text}"
+        assert word in text or (len(word) > 60 and word in joined), f"{word!r} is cut or missing in:\n{text}"
 
 
 # -- the layout itself --------------------------------------------------------------------------
@@ -140,3 +145,91 @@ def test_audit_tables_at_80_columns(cli, home: Path, narrow: None) -> None:
     assert r.code == 0, r.err
     fits(r.out)
     intact(r.out, "pre_tool_output", "guard")
+
+
+# -- every other screen at 80 columns -----------------------------------------------------------
+
+
+def continued_indented(text: str, starts: str) -> None:
+    """A line that does not start a record (``starts``, a regex) is a continuation: indented."""
+    import re
+
+    for line in text.splitlines():
+        assert not line or re.match(starts, line) or line.startswith(" "), f"continuation at column 0: {line!r}"
+
+
+def test_every_help_screen_at_80_columns(cli, narrow: None) -> None:
+    import typer
+    from agent_hooks_core.cli.app import build_app
+    from agent_hooks_core.cli.helptext import finish, walk
+
+    root = typer.main.get_command(build_app(plugin_commands=True))
+    finish(root)
+    paths = [path for path, _ in walk(root)]
+    assert "audit search" in paths and "install claude-code" in paths and "serve status" in paths
+    for path in paths:
+        r = cli(*path.split(), "--help")
+        assert r.code == 0, (path, r.err)
+        fits(r.out)
+        assert "…" not in r.out, f"`agenthooks {path} --help` cuts its text:\n{r.out}"
+
+
+def test_hosts_at_80_columns(cli, narrow: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    r = cli("hosts")
+    assert r.code == 0, r.err
+    fits(r.out)
+    intact(r.out, "claude-code", "opencode", "pre_shell_exec", "FB-C", "auto_compaction_start")
+    for width in (60, 120):  # the matrix splits into blocks of hosts as the width needs
+        monkeypatch.setenv("COLUMNS", str(width))
+        fits(cli("hosts").out, width)
+
+
+def test_plugins_info_wraps_under_its_labels(cli, site: FakeSite, home: Path, narrow: None) -> None:
+    site.add("long", plain("long"), dist="agent-hooks-" + "long-" * 12 + "name")
+    write(home / "settings.toml", '[plugins.long]\nnote = "' + "a few words " * 12 + '"\n')
+    r = cli("plugins", "info", "guard")
+    assert r.code == 0, r.err
+    fits(r.out)
+    continued_indented(r.out, r"guard ")
+    intact(r.out, "short-circuit(block)", "pre_tool_output:")
+
+
+def test_audit_tail_at_80_columns(cli, home: Path, narrow: None) -> None:
+    assert cli("replay", SESSION, "--session-id", "tail-layout").code == 0
+    r = cli("audit", "tail", "--no-follow", "-n", "40")
+    assert r.code == 0, r.err
+    fits(r.out)
+    continued_indented(r.out, r"\d{4}-\d\d-\d\d ")
+    intact(r.out, "[guard:protected-read]", "tail-layout")
+
+
+def test_install_summary_and_trust_show_at_80_columns(cli, narrow: None, tmp_path: Path, project: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    r = cli("install", "claude-code")
+    assert r.code == 0, r.err
+    fits(r.out)
+    continued_indented(r.out, r"Wired ")
+    intact(r.out, "PreToolUse,", "SessionEnd")
+    write(project / ".agent-hooks/hooks/" / ("a-hook-file-with-a-rather-long-name" + ".py"), "")
+    r = cli("trust", "--show")
+    assert r.code == 0, r.err
+    fits(r.out)
+
+
+def test_serve_status_at_80_columns(cli, narrow: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_hooks_core.serve import server
+
+    status = {"pid": 4242, "version": "0.1.0", "python": "3.12.1", "uptime_s": 12.5,
+              "socket": "/run/user/1000/agent-hooks/" + "x" * 40 + "/serve.sock", "http": "127.0.0.1:47311",
+              "events": 3, "blocked": 1, "failures": 0, "rejected": 0, "p50_ms": 1.2, "p99_ms": 3.4, "runtimes": 1,
+              "builds": 1, "plugins": ["guard", "audit", "otel", "a-plugin-with-a-long-name", "another-one", "more"],
+              "last_reload": None}
+    monkeypatch.setattr(server, "status", lambda *a, **k: status)
+    r = cli("serve", "status")
+    assert r.code == 0, r.err
+    fits(r.out)
+    continued_indented(r.out, r"[a-z ]+:")
+    intact(r.out, "a-plugin-with-a-long-name", "p50 1.2 ms")

@@ -52,6 +52,8 @@ def test_new_plugin_to_fire_through_a_fresh_venv(fresh_venv, wheelhouse: Wheelho
 
     code, out, err = agenthooks(venv, "new-plugin", "e2e-demo", "--dir", tmp_path, env=env)
     assert code == 0, err
+    (tmp_path / "home").mkdir(exist_ok=True)
+    (tmp_path / "home" / "settings.toml").write_text('[plugins.e2e-demo]\nblock = ["rm -rf /"]\n')
     project = tmp_path / "agent-hooks-e2e-demo"
     module = project / "agent_hooks_e2e_demo" / "__init__.py"
     module.write_text(module.read_text() + MARKER)
@@ -79,8 +81,8 @@ def test_new_plugin_to_fire_through_a_fresh_venv(fresh_venv, wheelhouse: Wheelho
     assert code == 0, err
     code, out, err = agenthooks(venv, "fire", "pre_tool", input=RM_RF, env=env)
     assert code == 3, err  # blocked: exit 3 (docs/cli.md)
-    assert json.loads(out) == {"block": True, "reason": "e2e-demo: 'rm -rf /' is not allowed",
-                               "message": "e2e-demo: 'rm -rf /' is not allowed"}
+    reason = "e2e-demo: 'rm -rf /' is blocked by [plugins.e2e-demo] block"
+    assert json.loads(out) == {"block": True, "reason": reason, "message": reason}
     assert marker.exists()
 
 

@@ -81,3 +81,4 @@ def test_core_imports_inside_functions_close_no_cycle() -> None:
 
 def test_the_settings_default_timeout_is_the_runtimes() -> None:
     assert settings.DEFAULT_HOOK_TIMEOUT == runtime.DEFAULT_TIMEOUT
+    assert settings.DEFAULT_STOP_GATE_LIMIT == runtime.DEFAULT_STOP_LIMIT

@@ -127,3 +127,12 @@ def test_user_chibi_directory_needs_trust_too(home: Path, tmp_path: Path, monkey
     write(chibi / "new.sh", "#!/bin/sh\necho the agent wrote this\n")
     load_runtime(cwd=tmp_path)
     assert seen == [chibi]  # a new executable: not loaded until trusted again
+
+
+def test_a_policy_key_added_later_leaves_digests_users_trusted_as_they_were(tmp_path: Path) -> None:
+    """stop_gate_limit joined the policy keys after projects were trusted: unset, it changes no digest."""
+    write(tmp_path / ".agent-hooks" / "settings.toml", 'disabled = ["audit"]\n')
+    before = trust._digest_of({"disabled": ["audit"], "plugins": None, "hook_timeout": None, "timeouts": None})
+    assert trust.policy_digest(load_settings(tmp_path)) == before
+    write(tmp_path / ".agent-hooks" / "settings.toml", 'disabled = ["audit"]\nstop_gate_limit = 0\n')
+    assert trust.policy_digest(load_settings(tmp_path)) != before  # set, it needs trust again

@@ -195,3 +195,58 @@ def test_a_handler_that_forks_never_returns_twice() -> None:
             pytest.fail("the forked child did not end")
         time.sleep(0.02)  # polling a child process's exit, not synchronising threads
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def hangs(release: threading.Event) -> Callable[..., Any]:
+    def handler(event: Any) -> None:
+        while not release.is_set():
+            time.sleep(0.01)  # interruptible: HookTimeout ends it
+
+    return handler
+
+
+@pytest.mark.parametrize("where", ["fire", "worker-thread"])
+def test_a_cheap_handler_runs_in_the_caller_and_is_still_bounded(where: str, release: threading.Event) -> None:
+    """Handlers declared cheap skip the worker hand-off (main thread) and keep their deadline."""
+    from agent_hooks_core import cheap
+
+    seen: list[int] = []
+    rt = Runtime([plugin("hung", pre_message=cheap(hangs(release))),
+                  plugin("quick", pre_message=cheap(lambda event: seen.append(threading.get_ident()))),
+                  plugin("plain", pre_message=lambda event: seen.append(threading.get_ident()))],
+                 hook_timeout=TIMEOUT)
+    start = time.monotonic()
+    caller: list[int] = []
+    out = _fire(rt, where, "pre_message", {"prompt": "hi"}) if where == "fire" else None
+    if where == "worker-thread":
+        box: dict[str, Any] = {}
+
+        def run() -> None:
+            caller.append(threading.get_ident())
+            box["out"] = rt.fire("pre_message", {"prompt": "hi"})
+
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        worker.join(30)
+        out = box["out"]
+    assert time.monotonic() - start < BUDGET
+    assert out is not None and [(e.plugin, e.kind) for e in out.errors] == [("hung", "timeout")]
+    me = threading.get_ident() if where == "fire" else caller[0]
+    # main thread: the cheap one ran right here, the undeclared one on a worker; elsewhere both on workers
+    assert (seen[0] == me) == (where == "fire") and seen[1] != me, (seen, me)
+
+
+def test_cheap_handlers_keep_the_reentrancy_guard() -> None:
+    from agent_hooks_core import cheap
+
+    depth: list[int] = []
+    rt: Runtime
+
+    def again(event: Any) -> None:
+        depth.append(1)
+        rt.fire("pre_message", {"prompt": "inner"})  # a handler firing its own hook is skipped
+
+    rt = Runtime([plugin("loop", pre_message=cheap(again))], hook_timeout=TIMEOUT)
+    rt.fire("pre_message", {"prompt": "hi"})
+    rt.fire("pre_message", {"prompt": "again"})
+    assert depth == [1, 1]

@@ -110,6 +110,17 @@ def test_an_untrusted_project_cannot_weaken_the_guard(home: Path, project: Path,
     assert "pre_tool" not in rt.timeouts and rt.fire("pre_tool", RM_ROOT).decision == "blocked"
 
 
+def test_an_untrusted_project_cannot_switch_the_stop_gate_off_or_raise_its_limit(home: Path, project: Path) -> None:
+    write(home / "settings.toml", "stop_gate_limit = 2\n")
+    for value in (0, 1000):  # 0 switches quality gates off; a big one lets the agent loop longer
+        settings = write(project / ".agent-hooks/settings.toml", f"stop_gate_limit = {value}\n")
+        assert Runtime.from_settings().stop_gate_limit == 2
+        run = agenthooks("fire", "turn_start", cwd=project, home=home, data={})
+        assert any("ignored" in line and str(settings) in line for line in run.err.splitlines())
+    assert agenthooks("trust", cwd=project, home=home).code == 0  # the user's decision: it applies
+    assert Runtime.from_settings().stop_gate_limit == 1000
+
+
 def test_a_trusted_projects_policy_applies_until_the_agent_changes_it(home: Path, project: Path) -> None:
     settings = write(project / ".agent-hooks/settings.toml", 'disabled = ["guard"]\n')
     assert str(settings) in agenthooks("doctor", cwd=project, home=home).out

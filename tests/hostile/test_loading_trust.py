@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -149,13 +150,15 @@ def test_trust_show_says_changed_not_loaded_and_speaks_json(home: Path, project:
     assert shown["trusted"] is False
     assert {i["kind"]: i["status"] for i in shown["items"]} == {"hook-file": "untrusted, not loaded",
                                                                 "policy": "untrusted, ignored"}
-    pinned = agenthooks("trust", "--json", cwd=project, home=home).json
-    assert sorted(i["kind"] for i in pinned["pinned"]) == ["hook-file", "policy"]
+    assert agenthooks("trust", "--json", cwd=project, home=home).json == shown  # --json alone only shows
+    assert agenthooks("trust", cwd=project, home=home).code == 0
+    pinned = agenthooks("trust", "--show", "--json", cwd=project, home=home).json
+    assert pinned["trusted"] is True and sorted(i["kind"] for i in pinned["items"]) == ["hook-file", "policy"]
     hook.write_text(GOOD + "# edited after trust\n")
     write(project / ".agent-hooks/hooks/new.py", GOOD)
     text = agenthooks("trust", "--show", cwd=project, home=home).out
-    assert f"changed, not loaded hook-file {hook}" in text
-    assert "new, not loaded" in text and "trusted   policy" in text
+    assert f"changed, not loaded  hook-file  {hook.relative_to(project)}" in text
+    assert "new, not loaded" in text and re.search(r"^trusted +policy ", text, re.MULTILINE)
     listed = agenthooks("trust", "--list", "--json", cwd=project, home=home).json
     assert listed == [{"project": str(project), "pinned": 2}]
     assert agenthooks("trust", "--revoke", "--json", cwd=project, home=home).json["revoked"] is True

@@ -1,8 +1,9 @@
 """Claude Code 2.1.330 (the real binary from npm) with `agenthooks install claude-code`, against a
 fake Anthropic Messages API on 127.0.0.1 (``claude -p``): agent-hooks-guard, installed from wheels
 in a fresh venv, stops a dangerous Bash command and its reason reaches the model; a benign command
-runs. Over the command transport, the http transport with a warm server, and the http transport
-with the server stopped."""
+runs. Over the default install (http for --user, the server started by the SessionStart hook),
+the command and client transports, the http transport with a warm server, and the http transport
+with the server stopped; and with the environment moved after install."""
 
 from __future__ import annotations
 
@@ -73,15 +74,19 @@ def install(venv: Venv, env: dict[str, str], *args: str) -> dict:
     return json.loads((Path(env["HOME"]) / ".claude" / "settings.json").read_text())
 
 
-def run_claude(claude: Path, venv: Venv, env: dict[str, str], command: str) -> tuple[list[str], Path]:
+def run_claude(claude: Path, venv: Venv, env: dict[str, str], command: str,
+               args: tuple[str, ...] = ("--allowedTools", "Bash"), fake_out: list[FakeAnthropic] | None = None,
+               ) -> tuple[list[str], Path]:
     project = Path(env["HOME"]) / "project"
     with FakeAnthropic(command) as fake:
         full = {"PATH": os.environ["PATH"], **env, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": "k",
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
         # --allowedTools: no permission prompt in -p (--dangerously-skip-permissions refuses root)
-        proc = subprocess.run([str(claude), "-p", "go", "--allowedTools", "Bash"], cwd=project, env=full,
+        proc = subprocess.run([str(claude), "-p", "go", *args], cwd=project, env=full,
                               capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+        if fake_out is not None:
+            fake_out.append(fake)
         return fake.tool_results(), project
 
 
@@ -89,10 +94,11 @@ def server_running(venv: Venv, env: dict[str, str]) -> bool:
     return venv.run("agenthooks", "serve", "status", env=env).returncode == 0
 
 
-@pytest.fixture(params=["command", "http"])
+@pytest.fixture(params=["default", "command", "client", "http"])
 def wired(request, claude, venv, home) -> dict[str, str]:
-    """Installed with each transport; the http one with a warm server running."""
-    settings = install(venv, home, "--transport", request.param)
+    """Installed with each transport; the http one with a warm server running, the default one
+    (http) as a user gets it: nothing started by hand."""
+    settings = install(venv, home, *(["--transport", request.param] if request.param != "default" else []))
     assert "PreToolUse" in settings["hooks"]
     if request.param == "http":
         proc = venv.run("agenthooks", "serve", "start", env=home)
@@ -113,6 +119,17 @@ def test_a_benign_command_runs(claude, venv, wired):
     results, project = run_claude(claude, venv, wired, BENIGN)
     assert (project / "MARKER2").exists()
     assert len(results) == 1 and "benign-ran" in results[0] and "guard" not in results[0], results
+
+
+def test_a_moved_environment_blocks_instead_of_switching_the_guard_off(claude, home, tmp_path, wheelhouse):
+    """The venv is moved after install: the launcher Claude Code runs blocks PreToolUse."""
+    moving = make_venv(tmp_path / "venv", wheelhouse)
+    moving.install("agent-hooks-guard")
+    install(moving, home, "--transport", "command")
+    moving.path.rename(tmp_path / "moved")
+    results, project = run_claude(claude, moving, home, BENIGN)
+    assert not (project / "MARKER2").exists()
+    assert len(results) == 1 and "is gone" in results[0], results
 
 
 def test_http_with_the_server_stopped_session_start_restarts_it(claude, venv, home):
@@ -138,3 +155,68 @@ def test_http_with_no_server_at_all_blocks(claude, venv, home):
     # Claude Code's own words for a handler that failed: the reason is ours, not the guard's
     assert len(results) == 1 and 'blocking because onFailure is "block"' in results[0], results
     assert "guard" not in results[0]
+
+
+# -- the stop gate and the permission decision ---------------------------------------------------
+
+GATE = """
+from pathlib import Path
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def stop_gate(event, ctx):
+    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
+    if runs < WANTED:
+        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
+"""
+
+DECIDER = """
+from agent_hooks_core import hookimpl
+
+agent_hooks_approver = APPROVER
+
+@hookimpl
+def permission_request(event, ctx):
+    command = event.arguments.get("command", "")
+    if command.startswith("echo ran"):
+        return {"decision": "allow", "arguments": {**event.arguments, "command": command + " && touch REWRITTEN"}}
+    if command.startswith("touch DENIED"):
+        return {"decision": "deny", "reason": "no DENIED files here [decider]"}
+"""
+
+
+def _user_hook(env: dict[str, str], name: str, source: str, settings: str = "") -> None:
+    path = Path(env["AGENT_HOOKS_HOME"]) / f"{name}.py"
+    path.write_text(source)
+    (Path(env["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"hooks = [{str(path)!r}]\n{settings}")
+
+
+@pytest.mark.parametrize(("wanted", "limit", "runs"), [
+    (2, 3, 2),    # the gate keeps Claude Code working once, then lets it stop
+    (99, 2, 3),   # a gate that never lets go: the user's limit stops it (Claude Code's own cap is 8)
+])
+def test_the_stop_gate_keeps_claude_code_working_within_the_limit(claude, venv, home, wanted, limit, runs):
+    install(venv, home)
+    _user_hook(home, "gate", GATE.replace("WANTED", str(wanted)), f"stop_gate_limit = {limit}\n")
+    fakes: list[FakeAnthropic] = []
+    run_claude(claude, venv, home, "echo ran >> RUNS", fake_out=fakes)
+    project = Path(home["HOME"]) / "project"
+    assert (project / "RUNS").read_text().count("ran") == runs
+    seen = json.dumps(fakes[0].requests)
+    assert "not done: only 1 run(s), run it again" in seen  # the reason reached the model
+
+
+@pytest.mark.parametrize(("command", "approver", "ran", "seen"), [
+    ("echo ran > RAN", True, ["RAN", "REWRITTEN"], None),                # allowed, with updated input
+    ("echo ran > RAN", False, [], "not an approver"),                    # an allow from a non-approver denies
+    ("touch DENIED", True, [], "no DENIED files here [decider]"),        # deny, the reason to the model
+    ("touch UNDECIDED", True, [], None),                                 # no opinion: Claude Code's own prompt
+])
+def test_the_permission_decision_on_claude_codes_prompt(claude, venv, home, command, approver, ran, seen):
+    install(venv, home)
+    _user_hook(home, "decider", DECIDER.replace("APPROVER", str(approver)))
+    results, project = run_claude(claude, venv, home, command, args=())  # no --allowedTools: Bash asks
+    assert sorted(p.name for p in project.iterdir() if p.name.isupper()) == ran
+    assert len(results) == 1, results
+    if seen is not None:
+        assert seen in results[0], results

@@ -4,6 +4,7 @@ in a command's output is redacted, and a failure of ours blocks."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -36,7 +37,8 @@ def home(tmp_path, monkeypatch):
         yield home
 
 
-def run_codex(codex: Path, home: Path, steps: list[tuple[str, str]], argv: list[str] | None = None):
+def run_codex(codex: Path, home: Path, steps: list[tuple[str, str]], argv: list[str] | None = None,
+              fake_out: list[FakeResponses] | None = None):
     project = home / "project"
     project.mkdir(exist_ok=True)
     if argv is None:
@@ -57,6 +59,8 @@ def run_codex(codex: Path, home: Path, steps: list[tuple[str, str]], argv: list[
                                "--dangerously-bypass-approvals-and-sandbox", "-C", str(project), "go"],
                               capture_output=True, text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
         assert proc.returncode == 0, proc.stderr[-3000:]
+        if fake_out is not None:
+            fake_out.append(fake)
         return fake.tool_outputs(), proc
 
 
@@ -93,3 +97,30 @@ def test_a_crash_of_ours_blocks(codex, home, tmp_path):
 def test_untrusted_hooks_are_skipped_and_doctor_says_so(codex, home):
     cx.plan_install("user", trust=False).apply()
     assert any("installed but untrusted" in line for line in cx.status())
+
+
+GATE = """
+from pathlib import Path
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def stop_gate(event, ctx):
+    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
+    if runs < WANTED:
+        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
+"""
+
+
+@pytest.mark.parametrize(("wanted", "limit", "runs"), [
+    (2, 3, 2),   # the gate keeps Codex working once, then lets it stop
+    (99, 1, 2),  # a gate that never lets go: the user's limit stops it
+])
+def test_the_stop_gate_keeps_codex_working_within_the_limit(codex, home, tmp_path, wanted, limit, runs):
+    gate = tmp_path / "gate.py"
+    gate.write_text(GATE.replace("WANTED", str(wanted)))
+    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"stop_gate_limit = {limit}\n")
+    argv = [sys.executable, "-m", "agent_hooks_core", "codex", "--hook", str(gate)]
+    fakes: list[FakeResponses] = []
+    run_codex(codex, home, [("shell", "echo ran >> RUNS"), ("text", "ok")] * 3, argv=argv, fake_out=fakes)
+    assert (home / "project" / "RUNS").read_text().count("ran") == runs
+    assert "not done: only 1 run(s), run it again" in json.dumps(fakes[0].requests)  # the reason reached the model

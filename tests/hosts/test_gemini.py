@@ -95,3 +95,45 @@ def test_project_hooks_load_in_a_trusted_folder_only(gemini, home):
     assert any("not trusted" in line for line in gm.status(home / "project"))
     outputs = run_gemini(gemini, home, [("shell", "sudo rm -rf ~/keep"), ("text", "ok")])
     assert "[guard:" in outputs[0], outputs
+
+
+REWRITE = """
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def pre_tool(event):
+    if event.arguments.get("command") == "echo original":
+        return {"arguments": {"command": "echo rewritten-ran"}}  # description removed
+"""
+
+
+def test_a_rewrite_that_removes_an_argument_runs_as_rewritten(gemini, home, tmp_path):
+    """Gemini CLI replaces the arguments and revalidates them: a removed key must be absent, not null."""
+    hook = tmp_path / "rewrite.py"
+    hook.write_text(REWRITE)
+    install([sys.executable, "-m", "agent_hooks_core", "gemini", "--hook", str(hook)])
+    call = json.dumps({"name": "run_shell_command", "args": {"command": "echo original", "description": "say it"}})
+    outputs = run_gemini(gemini, home, [("call", call), ("text", "ok")])
+    assert "rewritten-ran" in outputs[0] and "original" not in outputs[0], outputs
+
+
+GATE = """
+from pathlib import Path
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def stop_gate(event, ctx):
+    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
+    if runs < WANTED:
+        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
+"""
+
+
+@pytest.mark.parametrize(("wanted", "limit", "runs"), [(2, 3, 2), (99, 1, 2)])
+def test_the_stop_gate_keeps_gemini_working_within_the_limit(gemini, home, tmp_path, wanted, limit, runs):
+    gate = tmp_path / "gate.py"
+    gate.write_text(GATE.replace("WANTED", str(wanted)))
+    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"stop_gate_limit = {limit}\n")
+    install([sys.executable, "-m", "agent_hooks_core", "gemini", "--hook", str(gate)])
+    run_gemini(gemini, home, [("shell", "echo ran >> RUNS"), ("text", "ok")] * 3)
+    assert (home / "project" / "RUNS").read_text().count("ran") == runs

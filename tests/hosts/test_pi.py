@@ -238,3 +238,57 @@ def test_the_guard_question_shows_in_the_interactive_tui(agent, hooks_venv, tmp_
             term.close()
     (result,) = r.model.tool_results()
     assert "(the user said no)" in result and "piped-ran" not in result
+
+
+def _user_hook(r: Run, tmp_path: Path, source: str, settings: str = "") -> None:
+    hook = tmp_path / "user_hook.py"
+    hook.write_text(source)
+    path = r.home / "agent-hooks" / "settings.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"hooks = [{json.dumps(str(hook))}]\n{settings}")
+
+
+REWRITE = """
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def pre_tool(event):
+    if event.arguments.get("command") == "echo original":
+        return {"arguments": {**event.arguments, "command": "echo rewritten-ran"}}
+"""
+
+
+def test_a_rewritten_tool_call_runs_as_rewritten(agent, hooks_venv, tmp_path):
+    """pi applies it through event.input; omp through the result's input, which it revalidates."""
+    r = Run(agent, hooks_venv, tmp_path, [tool_call("bash", {"command": "echo original"}), say("done")])
+    _user_hook(r, tmp_path, REWRITE)
+    r.install()
+    done = r.run()
+    assert done.returncode == 0, done.stderr[-3000:]
+    (result,) = r.model.tool_results()
+    assert "rewritten-ran" in result and "original" not in result
+
+
+GATE = """
+from pathlib import Path
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def stop_gate(event, ctx):
+    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
+    if runs < WANTED:
+        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
+"""
+
+
+@pytest.mark.parametrize("agent", ["omp"], indirect=True)  # pi 0.73.1 has no stop event a hook can answer
+@pytest.mark.parametrize(("wanted", "limit", "runs"), [(2, 3, 2), (99, 1, 2)])
+def test_the_stop_gate_keeps_omp_working_within_the_limit(agent, hooks_venv, tmp_path, wanted, limit, runs):
+    turns = [tool_call("bash", {"command": "echo ran >> RUNS"}), say("done")] * 3
+    r = Run(agent, hooks_venv, tmp_path, turns)
+    _user_hook(r, tmp_path, GATE.replace("WANTED", str(wanted)), f"stop_gate_limit = {limit}\n")
+    r.install()
+    done = r.run()
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (r.project / "RUNS").read_text().count("ran") == runs
+    assert "not done: only 1 run(s), run it again" in json.dumps(r.model.requests)

@@ -220,23 +220,58 @@ def test_a_bridge_process_exits_promptly_and_spools_what_it_could_not_send(tmp_p
         sink.close()
 
 
-def test_a_full_queue_spools_instead_of_blocking(url: str) -> None:
-    st = store(url, queue_size=1)
+def test_every_answered_record_is_on_disk_while_the_writer_is_stuck(url: str) -> None:
+    st = store(url)
     gate = threading.Event()
-    real = st._insert
+    real = st._insert_rows
 
-    def slow_insert(batch: list[dict[str, Any]]) -> None:
+    def stuck(conn: Any, rows: list[tuple[Any, ...]]) -> None:
         gate.wait(30)
-        real(batch)
+        real(conn, rows)
 
-    st._insert = slow_insert
-    rt = audit_rt({"url": url, "queue_size": 1})
+    st._insert_rows = stuck
+    rt = audit_rt({"url": url})
+    started = time.monotonic()
     for i in range(20):
-        rt.fire("pre_message", {"prompt": str(i)})
-    assert st.spool.count() >= 18  # the writer holds one, the queue one: the rest went to the spool
+        assert rt.fire("pre_message", {"prompt": str(i)}).errors == []
+    assert time.monotonic() - started < 5.0  # the agent never waits for the server
+    assert st.spool.count() == 20  # each one was spooled before its hook call returned
     gate.set()
     st.flush_pending()
     assert sorted(int(json.loads(r["event"])["prompt"]) for r in pg_rows(url)) == list(range(20))
+    assert st.spool.count() == 0
+
+
+def test_kill_9_after_answering_loses_nothing(url: str, tmp_path: Path) -> None:
+    """A process that answered and is then killed with SIGKILL: every record it answered for is
+    stored once the spool is moved, although its writer never reached the server."""
+    store(url).ensure()  # the schema exists, so the lock below holds back the child's writer
+    code = ("import sys, agent_hooks_audit\nfrom agent_hooks_core import Runtime\n"
+            f"rt = Runtime(plugins=[('audit', agent_hooks_audit)], plugin_config={{'audit': {{'url': {url!r}, "
+            "'connect_timeout': 30}}, session_id='k9')\n"
+            "for i in range(25):\n"
+            "    assert rt.fire('pre_message', {'prompt': str(i)}).errors == []\n"
+            "print('answered', flush=True)\n"
+            "sys.stdin.read()\n")
+    with psycopg.connect(url) as holder:
+        holder.execute(f"LOCK TABLE {pg_mod.EVENTS} IN ACCESS EXCLUSIVE MODE")  # no insert gets through
+        child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+        try:
+            assert child.stdout is not None
+            line = child.stdout.readline()
+            assert line == "answered\n", child.stderr.read() if child.stderr else ""
+        finally:
+            child.kill()  # SIGKILL: no atexit, no flush, nothing the process could still do
+            child.communicate(timeout=30)
+        assert child.returncode == -9
+        holder.rollback()
+    assert pg_rows(url) == []  # the child's writer never wrote
+    st = store(url)
+    st.flush_pending()
+    rows = pg_rows(url)
+    assert sorted(int(json.loads(r["event"])["prompt"]) for r in rows) == list(range(25))
+    assert len({r["uid"] for r in rows}) == 25 and st.pending_count() == 0
 
 
 @pytest.mark.slow

@@ -91,11 +91,12 @@ class Server:
                 self.proc.wait()
 
 
-def start_server(home: Path, extra_env: dict[str, str] | None = None, args: tuple[str, ...] = ()) -> Server:
+def start_server(home: Path, extra_env: dict[str, str] | None = None, args: tuple[str, ...] = (),
+                 argv: list[str] | None = None) -> Server:
     env = {"AGENT_HOOKS_HOME": str(home), "AGENT_HOOKS_SERVE_PORT": "0",
            "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD": "1", **(extra_env or {})}
     full = {**os.environ, **env}
-    proc = subprocess.Popen([sys.executable, "-m", "agent_hooks_core", "serve", "run", *args],
+    proc = subprocess.Popen(argv or [sys.executable, "-m", "agent_hooks_core", "serve", "run", *args],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             env=full, cwd=str(home))
     server = Server(proc, home, env)

@@ -57,7 +57,8 @@ def test_install_a_wheel_then_disable_it_while_the_server_runs(serve_home, tmp_p
     wheel = _wheel(tmp_path)
     project = tmp_path / "project"
     project.mkdir()
-    srv = start_server(serve_home, {"PYTHONPATH": str(site), "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD": "0"})
+    srv = start_server(serve_home, {"PYTHONPATH": str(site), "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD": "0",
+                                    "AGENT_HOOKS_SERVE_WORKERS": "1"})  # one worker: builds are countable
     try:
         assert _decision(srv, project) is None  # warm, and the plugin is not there yet
         builds = srv.status()["builds"]
@@ -93,5 +94,70 @@ def test_project_hook_files_run_only_where_trusted_and_only_while_unchanged(serv
         # the trusted file changes: it is no longer what was trusted, so the next event does not run it
         (two / ".agent-hooks" / "deny.py").write_text(PLUGIN + "\n# changed\n")
         assert _decision(srv, two) is None
+    finally:
+        srv.stop()
+
+
+def _install(wheel: Path, site: Path) -> None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", str(site),
+                    str(wheel)], check=True, capture_output=True, timeout=300)
+
+
+def _reason(server, cwd: Path, command: str) -> tuple[str | None, str]:
+    raw = json.dumps(event("PreToolUse", str(cwd), tool_input={"command": command})).encode()
+    status, body = server.tcp("POST", "/hosts/claude-code", raw)
+    assert status == 200
+    out = json.loads(body).get("hookSpecificOutput", {})
+    return out.get("permissionDecision"), out.get("permissionDecisionReason", "")
+
+
+def test_a_gating_plugin_that_disappears_mid_upgrade_denies_until_it_is_back(serve_home, tmp_path):
+    import shutil
+
+    site = tmp_path / "site"
+    site.mkdir()
+    wheel = _wheel(tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    _install(wheel, site)
+    srv = start_server(serve_home, {"PYTHONPATH": str(site), "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD": "0",
+                                    "AGENT_HOOKS_SERVE_WORKERS": "1"})
+    try:
+        assert _reason(srv, project, "deploy") == ("deny", "hot plugin says no")
+        assert _reason(srv, project, "ls")[0] is None
+        # the uninstall half of an upgrade: the distribution is gone
+        for path in site.glob("hot_plugin*"):  # the package and its .dist-info
+            shutil.rmtree(path)
+        decision, reason = _reason(srv, project, "ls")
+        assert decision == "deny" and "hot disappeared" in reason  # never an allow while it is missing
+        assert any(p["missing"] == ["hot"] for p in srv.status()["policies"])
+        _install(wheel, site)  # the install half: back to normal
+        assert _reason(srv, project, "ls")[0] is None
+        assert _reason(srv, project, "deploy") == ("deny", "hot plugin says no")
+    finally:
+        srv.stop()
+
+
+def test_a_gating_hook_file_that_stops_loading_keeps_the_last_good_runtime(serve_home, tmp_path):
+    hook = tmp_path / "gate.py"
+    hook.write_text(PLUGIN)
+    project = tmp_path / "project"
+    project.mkdir()
+    srv = start_server(serve_home, {"AGENT_HOOKS_SERVE_WORKERS": "1"})
+    raw = {c: json.dumps(event("PreToolUse", str(project), tool_input={"command": c})).encode() for c in ("deploy", "ls")}
+
+    def decision(command: str) -> str | None:
+        status, body = srv.tcp("POST", f"/hosts/claude-code?arg=--hook&arg={hook}", raw[command])
+        assert status == 200
+        return json.loads(body).get("hookSpecificOutput", {}).get("permissionDecision")
+
+    try:
+        assert (decision("deploy"), decision("ls")) == ("deny", None)
+        hook.write_text("def half_written(:\n")
+        assert (decision("deploy"), decision("ls")) == ("deny", None)  # the last good runtime answers
+        errors = srv.status()["policy_errors"]
+        assert any("reload refused" in e and "gate" in e for e in errors), errors
+        hook.write_text(PLUGIN.replace("deploy", "ls"))
+        assert (decision("deploy"), decision("ls")) == (None, "deny")  # fixed: the new one is in force
     finally:
         srv.stop()

@@ -92,8 +92,9 @@ def _process(raw: bytes, hook: Path, cwd: Path, env: dict[str, str]) -> tuple[in
     return _norm(proc.returncode, proc.stdout)
 
 
-def _fastclient(raw: bytes, hook: Path, cwd: Path, env: dict[str, str], sock: str) -> tuple[int, Any]:
-    argv = client.command_for("claude-code", ["--hook", str(hook)], gating=True, autostart=False, socket=sock)
+def _fastclient(raw: bytes, hook: Path, cwd: Path, env: dict[str, str], sock: str, gating: bool = True) -> tuple[int, Any]:
+    # as installers write it: --gating only on the events that decide whether a tool runs
+    argv = client.command_for("claude-code", ["--hook", str(hook)], gating=gating, autostart=False, socket=sock)
     proc = subprocess.run(argv, input=raw, capture_output=True, cwd=cwd, env=env, timeout=60)
     return _norm(proc.returncode, proc.stdout)
 
@@ -103,7 +104,7 @@ def test_the_same_payloads_give_the_same_answers_through_every_transport(server,
     for name, make in PAYLOADS.items():
         raw = make(tmp_path)
         expected = _process(raw, hook, tmp_path, env)
-        via_client = _fastclient(raw, hook, tmp_path, env, server.sock)
+        via_client = _fastclient(raw, hook, tmp_path, env, server.sock, gating=not name.startswith(("prompt", "stop")))
         code, headers, body = server.unix("POST", f"/hosts/claude-code/command?arg=--hook&arg={hook}", raw)
         out_len = int(headers["x-agent-hooks-stdout-length"])
         via_unix = _norm(int(headers["x-agent-hooks-exit-code"]), body[:out_len])
@@ -240,20 +241,25 @@ def test_kill_9_mid_request_the_client_falls_back_and_gating_stays_closed(serve_
         srv.stop()
 
 
-def test_a_plugin_that_ends_the_server_process_still_ends_in_a_deny(serve_home, tmp_path):
+def test_a_plugin_that_ends_its_process_denies_and_the_server_keeps_serving(serve_home, tmp_path):
     hook = tmp_path / "exit.py"
     hook.write_text("import os\nfrom agent_hooks_core import hookimpl\n\n@hookimpl\ndef pre_tool(event):\n"
-                    "    if os.environ.get('IN_SERVER'):\n        os._exit(0)\n"
-                    "    return {'block': True, 'reason': 'answered in-process'}\n")
-    srv = start_server(serve_home, {"IN_SERVER": "1"})
+                    "    if event.arguments.get('command') == 'exit':\n        os._exit(0)\n"
+                    "    return {'block': True, 'reason': 'answered'}\n")
+    srv = start_server(serve_home, {"AGENT_HOOKS_SERVE_WORKERS": "1"})
     try:
-        env = {k: v for k, v in srv.run_env().items() if k != "IN_SERVER"}
         argv = client.command_for("claude-code", ["--event", "PreToolUse", "--hook", str(hook)], gating=True,
                                   autostart=False, socket=srv.sock)
-        proc = subprocess.run(argv, input=bash(tmp_path, "rm -rf ~"), capture_output=True, env=env, timeout=60)
+        before = srv.status()["workers"]
+        proc = subprocess.run(argv, input=bash(tmp_path, "exit"), capture_output=True, env=srv.run_env(), timeout=60)
         answer = json.loads(proc.stdout)["hookSpecificOutput"]
         assert (proc.returncode, answer["permissionDecision"]) == (0, "deny")
-        assert srv.proc.wait(timeout=30) == 0  # the plugin did end the server
+        assert "the worker exited" in answer["permissionDecisionReason"]
+        assert srv.proc.poll() is None  # the plugin ended a worker, not the server
+        again = subprocess.run(argv, input=bash(tmp_path, "ls"), capture_output=True, env=srv.run_env(), timeout=60)
+        assert json.loads(again.stdout)["hookSpecificOutput"]["permissionDecisionReason"] == "answered"
+        st = srv.status()
+        assert st["workers"] != before and len(st["workers"]) == 1 and st["workers_replaced"] == 1
     finally:
         srv.stop()
 

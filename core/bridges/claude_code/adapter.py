@@ -9,8 +9,8 @@ Rules kept here:
 * exit code 0 with JSON on stdout, or nothing, for every answer we mean; exit 1 (Claude Code's
   "non-blocking error") with one line on stderr when our side fails on an event that is not a
   permission decision; never exit 2 (on ``Stop`` that would make Claude continue);
-* ``PreToolUse`` fails closed: malformed input, a plugin load failure, a plugin error or a bug
-  answers ``permissionDecision: "deny"`` with the reason;
+* ``PreToolUse`` and ``PermissionRequest`` fail closed: malformed input, a plugin load failure, a
+  plugin error or a bug answers a deny with the reason;
 * every string we emit respects Claude Code's 10,000-character cap.
 """
 
@@ -132,9 +132,11 @@ class ClaudeCodeAdapter:
         session_id, transcript = event.get("session_id"), event.get("transcript_path")
         return {"cwd": cwd, "host": HOST, "session_id": session_id if isinstance(session_id, str) else None,
                 "session_file": transcript if isinstance(transcript, str) else None, "ui": ClaudeCodeUI(),
-                "has_ui": self.options.ask and self.event_name(event) in FAIL_CLOSED_EVENTS}
+                "has_ui": self.options.ask and self.event_name(event) == "PreToolUse"}
 
     def handle(self, rt: Runtime, event: dict[str, Any]) -> HostAnswer:
+        if _cursor_runs_its_own(event):
+            return HostAnswer()
         ui = rt.ui if isinstance(rt.ui, ClaudeCodeUI) else ClaudeCodeUI()
         ui.runtime = rt
         try:
@@ -148,13 +150,27 @@ class ClaudeCodeAdapter:
         if event_name in FAIL_CLOSED_EVENTS:
             reply = Reply(event_name)
             reason = f"agent-hooks could not check this tool call, so it is denied (fail-closed): {problem}"
-            reply.specific(permissionDecision="deny", permissionDecisionReason=cap(reason))
+            if event_name == "PermissionRequest":
+                reply.specific(decision={"behavior": "deny", "message": cap(reason)})
+            else:
+                reply.specific(permissionDecision="deny", permissionDecisionReason=cap(reason))
             reply.stderr.append(f"agenthooks claude-code: {problem}")
             return reply.answer()
         reply = Reply(event_name or "unknown", code=1)
         where = f" ({event_name})" if event_name else ""
         reply.stderr.append(f"agenthooks claude-code: error{where}: {problem}")
         return reply.answer()
+
+
+def _cursor_runs_its_own(event: Mapping[str, Any]) -> bool:
+    """Cursor (its third-party hooks setting) also runs the hooks in ``~/.claude/settings.json``:
+    when its own user hooks already run our Cursor bridge, answering here too would run every
+    plugin twice. Only Cursor puts ``cursor_version`` in an event; Claude Code never does."""
+    if not isinstance(event.get("cursor_version"), str):
+        return False
+    from ..cursor.install import runs_our_own_hooks
+
+    return runs_our_own_hooks()
 
 
 ADAPTER = ClaudeCodeAdapter()

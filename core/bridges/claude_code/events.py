@@ -12,8 +12,9 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ..base import BridgeInputError
+from ..hostkit.shape import tool_call
 from .reply import Reply, cap
-from .tools import check_tool_input, permission_call, replace_text, response_text
+from .tools import TOOL_SHAPE, permission_call, replace_text, response_text
 from .ui import ClaudeCodeUI
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 HOST = "claude-code"
 
 #: the events that decide whether a tool runs: our failure there must not become an allow
-FAIL_CLOSED_EVENTS = frozenset({"PreToolUse"})
+FAIL_CLOSED_EVENTS = frozenset({"PreToolUse", "PermissionRequest"})
 
 #: events whose reply may carry ``hookSpecificOutput.additionalContext`` (docs/hosts/protocols.md A4)
 CONTEXT_EVENTS = frozenset({
@@ -35,7 +36,7 @@ CONTEXT_EVENTS = frozenset({
 MAPPED_EVENTS = (
     "SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PostToolUse",
     "PostToolUseFailure", "PostToolBatch", "PreCompact", "PostCompact", "Stop", "SubagentStart",
-    "SubagentStop",
+    "SubagentStop", "PermissionRequest",
 )
 
 
@@ -123,10 +124,7 @@ class Bridge:
     # events ----------------------------------------------------------------------------
 
     def on_PreToolUse(self) -> None:
-        if self.event.get("tool_input") is None:
-            raise BridgeInputError("PreToolUse event without tool_input")
-        tool, tool_input = self._tool()
-        check_tool_input(tool, tool_input)
+        tool, tool_input = tool_call(self.event, TOOL_SHAPE, "PreToolUse")
         original = copy.deepcopy(tool_input)
         reply = self.reply
         mark = self.ui.mark()
@@ -160,12 +158,20 @@ class Bridge:
         changed = arguments != original
         if changed and decision is None:
             decision = "allow" if (self.options.on_rewrite == "allow"
-                                   or self.event.get("permission_mode") == "bypassPermissions") else "ask"
+                                   or self.event.get("permission_mode") == "bypassPermissions"
+                                   or self._only_confined(out.answered)) else "ask"
             changers = ", ".join(p for p in out.answered) or "a plugin"
             reason = f"agent-hooks: {changers} changed the {tool} input"
         if decision is not None:
             reply.specific(permissionDecision=decision, permissionDecisionReason=cap(reason or ""),
                            updatedInput=arguments if changed else None)
+
+    def _only_confined(self, changers: list[str]) -> bool:
+        """Every plugin that changed the input only confined it (declares ``CONFINES_ONLY = True``:
+        agent-hooks-sandbox wraps a command in bubblewrap): the call is allowed as rewritten, as
+        Claude Code allows a command its own sandbox runs, instead of asking about every one."""
+        return bool(changers) and all(getattr(self.rt.pm.get_plugin(p), "CONFINES_ONLY", False) is True
+                                      for p in changers)
 
     def _post_tool(self, failed: bool) -> None:
         tool, tool_input = self._tool()
@@ -280,6 +286,45 @@ class Bridge:
 
     def on_Stop(self) -> None:
         self.fire("agent_end", {"last_assistant_message": self._str("last_assistant_message")})
+        self._stop_gate(subagent=False)
+
+    def _stop_gate(self, subagent: bool) -> None:
+        """``decision: block`` with the reason keeps Claude Code working, the reason its instruction."""
+        if not self.rt.implementers("stop_gate"):
+            return
+        active = self.event.get("stop_hook_active")
+        payload = {"last_assistant_message": self._str("last_assistant_message"), "subagent": subagent,
+                   "agent_type": self._str("agent_type"),
+                   "stop_hook_active": active if isinstance(active, bool) else None}
+        out = self.fire("stop_gate", {k: v for k, v in payload.items() if v is not None})
+        data = out.data or {}
+        if data.get("continue"):
+            self.reply.block(str(data.get("reason") or f"{_who(out)} says the work is not done"))
+        elif data.get("limit_reached"):
+            self.reply.messages.append(f"agent-hooks: stop gate limit reached ({self.rt.stop_gate_limit} in a "
+                                       f"row): the agent stops although a plugin asked to continue: "
+                                       f"{data.get('reason') or 'no reason given'}")
+
+    def on_PermissionRequest(self) -> None:
+        """allow (approvers only) / deny with Claude Code's ``decision``; no opinion or ask: its prompt."""
+        tool, tool_input = self._tool()
+        original = copy.deepcopy(tool_input)
+        payload: dict[str, Any] = {"tool_name": tool, "arguments": tool_input}
+        suggestions = self.event.get("permission_suggestions")
+        if isinstance(suggestions, list):
+            payload["permission_suggestions"] = suggestions
+        out = self.fire("permission_request", payload)
+        data = out.data or {}
+        decision = data.get("decision")
+        if decision == "deny":
+            reason = out.reason or f"denied by {_who(out)}"
+            self.reply.specific(decision={"behavior": "deny", "message": cap(reason)})
+        elif decision == "allow":
+            arguments = data.get("arguments")
+            behaviour: dict[str, Any] = {"behavior": "allow"}
+            if isinstance(arguments, dict) and arguments != original:
+                behaviour["updatedInput"] = arguments
+            self.reply.specific(decision=behaviour)
 
     def on_SubagentStart(self) -> None:
         out = self.fire("pre_spawn_agent", {"agent_id": self._str("agent_id"), "agent_type": self._str("agent_type")})
@@ -299,6 +344,7 @@ class Bridge:
         self.fire("post_spawn_agent", {"response": self._str("last_assistant_message"),
                                        "agent_id": self._str("agent_id"), "agent_type": self._str("agent_type"),
                                        "agent_transcript_path": self._str("agent_transcript_path")})
+        self._stop_gate(subagent=True)
 
     def host_event(self) -> None:
         for item in self.rt.call_runtime_hook("host_event", host=HOST, name=self.name, payload=self.event):

@@ -48,7 +48,8 @@ class Reply:
             self.output["systemMessage"] = cap("\n".join(self.messages))
             self.messages = []
         specific = self.output.get("hookSpecificOutput") or {}
-        blocked = self.output.get("decision") == "block" or specific.get("permissionDecision") == "deny"
+        blocked = (self.output.get("decision") == "block" or specific.get("permissionDecision") == "deny"
+                   or (specific.get("decision") or {}).get("behavior") == "deny")
         return HostAnswer(body=self.output or None, stderr=list(self.stderr), exit_code=self.code, blocked=blocked)
 
 

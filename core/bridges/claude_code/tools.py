@@ -7,41 +7,20 @@ import json
 import os
 from typing import Any
 
+from ..hostkit.shape import ToolShape, needs
+
 SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Grep", "Glob"})
 FETCH_TOOLS = frozenset({"WebFetch", "WebSearch"})
 
-#: tool -> the input field that names what the call acts on: a gating event whose field is missing
-#: or not a string cannot be checked, so it is denied (issue 17: ``{"command": ["bash", ...]}``)
-REQUIRED_FIELDS = {
-    **{t: "command" for t in SHELL_TOOLS}, "Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
-    "NotebookEdit": "notebook_path", "Read": "file_path", "WebFetch": "url",
-}
-
-
-def check_tool_input(tool: str, arguments: dict[str, Any]) -> None:
-    """Raise BridgeInputError when a tool's essential input field is missing or not a string."""
-    from ..base import BridgeInputError
-
-    key = REQUIRED_FIELDS.get(tool)
-    if key is None:
-        return
-    value = arguments.get(key)
-    if not isinstance(value, str) or not value:
-        if value is None:
-            what = "missing"
-        elif isinstance(value, str):
-            what = "empty"
-        elif isinstance(value, dict):
-            what = "an object, not a string"
-        else:
-            what = f"a {_json_type(value)}, not a string"
-        raise BridgeInputError(f"{tool} tool_input.{key} is {what}: the call cannot be checked")
-
-
-def _json_type(value: Any) -> str:
-    return {bool: "boolean", int: "number", float: "number", list: "list"}.get(type(value), type(value).__name__)
+#: what a PreToolUse tool call must carry to be checked: a call whose essential field is missing or
+#: not a string (``{"command": ["bash", ...]}``) is denied (:mod:`..hostkit.shape`)
+TOOL_SHAPE = ToolShape(fields={
+    **{t: needs("command") for t in SHELL_TOOLS}, "Write": needs("file_path"), "Edit": needs("file_path"),
+    "MultiEdit": needs("file_path"), "NotebookEdit": needs("notebook_path"), "Read": needs("file_path"),
+    "Grep": needs("path", optional=True), "Glob": needs("path", optional=True), "WebFetch": needs("url"),
+})
 
 
 def permission_call(tool: str, arguments: dict[str, Any], cwd: str) -> tuple[str, dict[str, Any]] | None:

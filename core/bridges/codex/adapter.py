@@ -16,14 +16,23 @@ from ..capabilities import Cap
 from ..hostkit import gate as g
 from ..hostkit.adapter import Adapter, Turn, fail_reason
 from ..hostkit.output import output
+from ..hostkit.shape import ToolShape, needs
 
+#: the 14 hook events of Codex 0.169.0 (PreModelRequest and PostModelRequest are observe-only)
 EVENTS = (
     "SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-    "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "Stop", "Interrupt",
+    "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "Stop", "Interrupt", "PreModelRequest",
+    "PostModelRequest",
 )
 
 SHELL_TOOLS = frozenset({"Bash", "shell", "local_shell", "exec_command"})
 PATCH_TOOLS = frozenset({"apply_patch", "Edit", "Write"})
+
+#: what a Codex tool call must carry to be checked (argv lists are older shells' commands)
+TOOL_SHAPE = ToolShape(fields={
+    **{t: needs("command", argv=True) for t in SHELL_TOOLS},
+    **{t: needs("command", "patch", "input") for t in PATCH_TOOLS},
+})
 
 #: events whose reply may carry ``hookSpecificOutput.additionalContext``
 CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart", "PreToolUse", "PostToolUse"})
@@ -46,6 +55,7 @@ class CodexAdapter(Adapter):
     name = "codex"
     TITLE = "Codex"
     GATING = frozenset({"PreToolUse", "PermissionRequest"})
+    SHAPES = {"PreToolUse": TOOL_SHAPE, "PermissionRequest": TOOL_SHAPE}
     EVENTS = EVENTS
 
     CAPABILITIES = {
@@ -65,9 +75,13 @@ class CodexAdapter(Adapter):
         "pre_compact": Cap("PreCompact", block=True),
         "post_compact": Cap("PostCompact"),
         "agent_end": Cap("Stop"),
+        "stop_gate": Cap("Stop, SubagentStop", block=True,
+                         note="continue = decision block, the reason as the next prompt"),
+        "permission_request": Cap("PermissionRequest", block=True, closed=True,
+                                  note="deny; allow (approvers) skips the prompt; Codex takes no updated input"),
         "pre_spawn_agent": Cap("SubagentStart", note="cannot stop the sub-agent: told as context"),
         "post_spawn_agent": Cap("SubagentStop"),
-        "host_event": Cap("Interrupt"),
+        "host_event": Cap("Interrupt, PreModelRequest, PostModelRequest"),
     }
 
     # -- answers ---------------------------------------------------------------------------
@@ -132,6 +146,17 @@ class CodexAdapter(Adapter):
                 reason = str(data.get("reason") or f"denied by {who} ({hook})")
                 return HostAnswer(body=self._specific("PermissionRequest",
                                                       decision={"behavior": "deny", "message": reason}), blocked=True)
+        decision, reason, changed = turn.permission_decision(tool, arguments)
+        if decision == "deny":
+            return HostAnswer(body=self._specific("PermissionRequest", decision={
+                "behavior": "deny", "message": reason or "denied by agent-hooks"}), blocked=True)
+        if decision == "allow":
+            if changed is not None:
+                # Codex rejects updatedInput here: approving the original would run what nobody approved
+                turn.errors.append("permission_request: an allow with changed arguments cannot be given to "
+                                   "Codex (it takes no updated input here); Codex asks as usual")
+                return HostAnswer()
+            return HostAnswer(body=self._specific("PermissionRequest", decision={"behavior": "allow"}))
         return HostAnswer()  # Codex asks the user as usual
 
     def on_PostToolUse(self, turn: Turn) -> HostAnswer:
@@ -209,11 +234,16 @@ class CodexAdapter(Adapter):
     def on_SubagentStop(self, turn: Turn) -> HostAnswer:
         turn.fire("post_spawn_agent", {"response": turn.text("last_assistant_message"), "agent_id": turn.text("agent_id"),
                                        "agent_type": turn.text("agent_type")})
-        return HostAnswer()
+        return self._keep_going(turn.stop_gate(subagent=True))
 
     def on_Stop(self, turn: Turn) -> HostAnswer:
         turn.fire("agent_end", {"last_assistant_message": turn.text("last_assistant_message")})
-        return HostAnswer()
+        return self._keep_going(turn.stop_gate())
+
+    @staticmethod
+    def _keep_going(reason: str | None) -> HostAnswer:
+        """Codex continues with ``reason`` as a new prompt on ``decision: block``."""
+        return HostAnswer(body={"decision": "block", "reason": reason}) if reason else HostAnswer()
 
 
 ADAPTER = CodexAdapter()

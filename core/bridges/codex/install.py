@@ -23,12 +23,14 @@ from ..hostkit.jsonconfig import (
     ConfigEdit,
     FileChange,
     InstallError,
+    broken_wiring,
     dump_json,
     event_argv,
     read_json,
     run_plan,
     runs_us,
     shell_command,
+    transport_note,
 )
 from .adapter import EVENTS
 
@@ -215,6 +217,8 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
     data, old = read_json(path)
     new = with_us(data, path, argv)
     plan = ConfigEdit([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
+    if argv is None:
+        plan.notes.append(transport_note("Codex"))
     if trust:
         plan.changes.append(_trust_change(path, data, new))
     else:
@@ -233,8 +237,8 @@ def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None
     data, old = read_json(path)
     new = without_us(data, path)
     if old is None or new == data:
-        return ConfigEdit([FileChange(path, old, None), _trust_change(path, data, data)])
-    return ConfigEdit([FileChange(path, old, dump_json(new, old)), _trust_change(path, data, new)])
+        return ConfigEdit([FileChange(path, old, None), _trust_change(path, data, data)], removal=True)
+    return ConfigEdit([FileChange(path, old, dump_json(new, old)), _trust_change(path, data, new)], removal=True)
 
 
 #: host options of ``agenthooks install codex`` (cli/hosts.py builds the command from them)
@@ -323,14 +327,13 @@ def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
         missing = [e for e in EVENTS if e not in {o[0] for o in ours}]
         bad = untrusted(path, data)
         cmds = {o[4].get("command", "") for o in ours}
-        exe = [c.split()[0].strip("'\"") for c in cmds if c]
-        gone = [e for e in exe if os.path.isabs(e) and not os.path.exists(e)]
+        gone = broken_wiring(sorted(cmds))
         if bad:
             lines.append(f"problem: {where}: installed but untrusted ({', '.join(bad)}): Codex skips these hooks "
                          f"silently; run `agenthooks install codex --{scope}` to record trust, or trust them in "
                          "Codex's /hooks")
         if gone:
-            lines.append(f"problem: {where}: runs {gone[0]}, which does not exist; run `agenthooks install codex --{scope}`")
+            lines.append(f"problem: {where}: {gone}; run `agenthooks install codex --{scope}`")
         if missing:
             lines.append(f"warning: {where}: not wired for {', '.join(missing)}; run `agenthooks install codex --{scope}`")
         if scope == "project" and not project_trusted(str(path.parent.parent)):

@@ -8,7 +8,6 @@ Every failure of ours on a gating event is the event's deny *and* exit 2; the in
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..base import BridgeInputError, HostAnswer
@@ -16,6 +15,7 @@ from ..capabilities import Cap
 from ..hostkit import gate as g
 from ..hostkit.adapter import Adapter, Turn, fail_reason
 from ..hostkit.output import output
+from ..hostkit.shape import ToolShape, needs
 
 EVENTS = (
     "sessionStart", "sessionEnd", "preToolUse", "postToolUse", "postToolUseFailure", "subagentStart",
@@ -28,6 +28,19 @@ EVENTS = (
 GATING = frozenset({"preToolUse", "beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "subagentStart"})
 
 _PATH_KEYS = ("file_path", "path", "target_file", "filePath")
+
+#: what each gating event must carry to be checked (tool names compared in lower case)
+SHAPES = {
+    "preToolUse": ToolShape(fold_case=True, fields={
+        **{t: needs("command") for t in ("shell", "bash", "terminal")},
+        **{t: needs(*_PATH_KEYS) for t in ("write", "edit", "delete", "read")},
+        **{t: needs(*_PATH_KEYS, optional=True) for t in ("grep", "glob")},
+        "webfetch": needs("url"), "fetch": needs("url"),
+    }),
+    "beforeShellExecution": ToolShape(input=(), name=None, tool="Shell", fields={"Shell": needs("command")}),
+    "beforeReadFile": ToolShape(input=(), name=None, tool="Read", fields={"Read": needs("file_path")}),
+    "beforeMCPExecution": ToolShape(json_text=True),
+}
 
 
 def _path(args: dict[str, Any]) -> Any:
@@ -62,6 +75,7 @@ class CursorAdapter(Adapter):
     name = "cursor"
     TITLE = "Cursor"
     GATING = GATING
+    SHAPES = SHAPES
     EVENTS = EVENTS
 
     CAPABILITIES = {
@@ -79,6 +93,8 @@ class CursorAdapter(Adapter):
         "pre_tool_output": Cap("postToolUse", rewrite=True, note="MCP output only (updated_mcp_tool_output)"),
         "pre_compact": Cap("preCompact", note="observe only"),
         "agent_end": Cap("stop"),
+        "stop_gate": Cap("stop, subagentStop", block=True,
+                         note="continue = followup_message, the next user message (not after an abort)"),
         "pre_spawn_agent": Cap("subagentStart", block=True, closed=True),
         "post_spawn_agent": Cap("subagentStop"),
         "host_event": Cap("afterAgentResponse, afterAgentThought, after*Execution"),
@@ -118,9 +134,7 @@ class CursorAdapter(Adapter):
         return HostAnswer(body={"decision": "allow", "permission": "allow"})
 
     def on_beforeShellExecution(self, turn: Turn) -> HostAnswer:
-        command = turn.text("command")
-        if command is None:
-            raise BridgeInputError("beforeShellExecution event without a command")
+        command = str(turn.event["command"])  # checked by SHAPES
         verdict = self._gate(turn, "Shell", {"command": command}, lambda a: g.shell(a.get("command"), "Shell"))
         if isinstance(verdict, HostAnswer):
             return verdict
@@ -130,14 +144,7 @@ class CursorAdapter(Adapter):
         return HostAnswer(body={"permission": "allow"})
 
     def on_beforeMCPExecution(self, turn: Turn) -> HostAnswer:
-        tool = turn.text("tool_name") or "mcp"
-        raw = turn.event.get("tool_input")
-        try:
-            args = json.loads(raw) if isinstance(raw, str) else (raw or {})
-        except ValueError:
-            raise BridgeInputError("beforeMCPExecution: tool_input is not valid JSON") from None
-        if not isinstance(args, dict):
-            raise BridgeInputError("beforeMCPExecution: tool_input must hold a JSON object")
+        tool, args = turn.tool()  # tool_input: JSON text or an object, checked by SHAPES
         verdict = self._gate(turn, tool, args, lambda a: [])
         if isinstance(verdict, HostAnswer):
             return verdict
@@ -147,9 +154,7 @@ class CursorAdapter(Adapter):
         return HostAnswer(body={"permission": "allow"})
 
     def on_beforeReadFile(self, turn: Turn) -> HostAnswer:
-        path = turn.text("file_path")
-        if path is None:
-            raise BridgeInputError("beforeReadFile event without a file_path")
+        path = str(turn.event["file_path"])  # checked by SHAPES
         cwd = turn.rt.cwd
         verdict = self._gate(turn, "Read", {"file_path": path}, lambda a: g.reads([a.get("file_path")], "Read", cwd))
         if isinstance(verdict, HostAnswer):
@@ -215,11 +220,19 @@ class CursorAdapter(Adapter):
 
     def on_stop(self, turn: Turn) -> HostAnswer:
         turn.fire("agent_end", {})
-        return HostAnswer()
+        return self._follow_up(turn, subagent=False)
 
     def on_subagentStop(self, turn: Turn) -> HostAnswer:
         turn.fire("post_spawn_agent", {"agent_type": turn.text("subagent_type"), "response": turn.text("result")})
-        return HostAnswer()
+        return self._follow_up(turn, subagent=True)
+
+    @staticmethod
+    def _follow_up(turn: Turn, subagent: bool) -> HostAnswer:
+        """Cursor submits ``followup_message`` as the next user message (its ``loop_limit`` caps it too)."""
+        if turn.text("status") == "aborted":  # the user stopped it: not ours to restart
+            return HostAnswer()
+        reason = turn.stop_gate(subagent=subagent, message_key="result")
+        return HostAnswer(body={"followup_message": reason}) if reason else HostAnswer()
 
 
 ADAPTER = CursorAdapter()

@@ -15,12 +15,14 @@ from ..hostkit.jsonconfig import (
     ConfigEdit,
     FileChange,
     InstallError,
+    broken_wiring,
     dump_json,
     event_argv,
     read_json,
     run_plan,
     runs_us,
     shell_command,
+    transport_note,
 )
 from .adapter import GATING
 
@@ -92,6 +94,8 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None, 
     data, old = read_json(path)
     new = with_us(data, path, argv)
     plan = ConfigEdit([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
+    if argv is None:
+        plan.notes.append(transport_note("Cursor"))
     if scope == "project":
         plan.notes.append("Cursor runs project hooks only in a trusted workspace")
     return plan
@@ -101,7 +105,8 @@ def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None
     path = hooks_path(scope, project_dir)
     data, old = read_json(path)
     new = without_us(data, path)
-    return ConfigEdit([FileChange(path, old, None if (old is None or new == data) else dump_json(new, old))])
+    return ConfigEdit([FileChange(path, old, None if (old is None or new == data) else dump_json(new, old))],
+                      removal=True)
 
 
 def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
@@ -128,6 +133,19 @@ def wired(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     return found
 
 
+def runs_our_own_hooks() -> bool:
+    """True when the user's Cursor hooks (not a project's: the agent can write those, and Cursor
+    skips them in untrusted workspaces) run agent-hooks' Cursor bridge on the gating events."""
+    try:
+        data, _ = read_json(hooks_path("user"))
+    except InstallError:
+        return False
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return False
+    return all(isinstance(hooks.get(e), list) and any(is_ours(h) for h in hooks[e]) for e in GATING)
+
+
 def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     lines = []
     for scope in SCOPES:
@@ -146,13 +164,19 @@ def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
         where = f"Cursor {scope} hooks ({path})"
         open_gates = [e for e in GATING if e in ours and not all(h.get("failClosed") is True for h in ours[e])]
         missing = [e for e in WIRED if e not in ours]
+        gone = broken_wiring(sorted({h.get("command", "") for hs in ours.values() for h in hs}))
+        if gone:
+            lines.append(f"problem: {where}: {gone}; run `agenthooks install cursor --{scope}`")
         if open_gates:
             lines.append(f"problem: {where}: {', '.join(sorted(open_gates))} without failClosed: a crash of ours "
                          f"would let the action run; run `agenthooks install cursor --{scope}`")
         if missing:
             lines.append(f"warning: {where}: not wired for {', '.join(missing)}")
-        if not (open_gates or missing):
+        if not (gone or open_gates or missing):
             lines.append(f"ok: {where}: wired for {len(WIRED)} events, gating events fail closed")
     if not lines:
         lines.append("warning: Cursor is not wired to agent-hooks; run `agenthooks install cursor`")
+    elif runs_our_own_hooks():
+        lines.append("ok: Cursor also runs ~/.claude/settings.json hooks when its third-party hooks setting is on; "
+                     "the Claude Code bridge answers nothing to Cursor there, so plugins run once per event")
     return lines

@@ -16,6 +16,7 @@ from ..capabilities import Cap
 from ..hostkit import gate as g
 from ..hostkit.adapter import Adapter, Turn, fail_reason
 from ..hostkit.output import output
+from ..hostkit.shape import ToolShape, needs
 
 EVENTS = (
     "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
@@ -28,6 +29,17 @@ BUILTIN_TOOLS = (
     "run_shell_command", "read_file", "read_many_files", "write_file", "replace", "list_directory", "glob",
     "search_file_content", "web_fetch", "google_web_search", "save_memory", "write_todos",
 )
+
+#: what a Gemini tool call must carry to be checked
+TOOL_SHAPE = ToolShape(fields={
+    "run_shell_command": needs("command"),
+    "write_file": needs("file_path"), "replace": needs("file_path"), "read_file": needs("file_path"),
+    "read_many_files": needs("paths", "include", many=True),
+    "list_directory": needs("dir_path", "path"),
+    "glob": needs("dir_path", "path", optional=True), "search_file_content": needs("dir_path", "path", optional=True),
+    "grep_search": needs("dir_path", "path", optional=True),
+    "web_fetch": needs("prompt", "url"), "google_web_search": needs("query"),
+})
 
 
 def permission_calls(tool: str, args: dict[str, Any], cwd: str) -> g.Calls:
@@ -55,6 +67,7 @@ class GeminiAdapter(Adapter):
     name = "gemini"
     TITLE = "Gemini CLI"
     GATING = frozenset({"BeforeTool"})
+    SHAPES = {"BeforeTool": TOOL_SHAPE}
     EVENTS = EVENTS
 
     CAPABILITIES = {
@@ -65,7 +78,7 @@ class GeminiAdapter(Adapter):
                            note="a rewritten prompt reaches the model as additionalContext"),
         "pre_system_prompt": Cap("BeforeAgent", rewrite=True, note="as additionalContext, every turn"),
         "pre_tool": Cap("BeforeTool", block=True, rewrite=True, closed=True,
-                        note="tool_input is merged: a removed argument becomes null; a hook timeout lets the tool run"),
+                        note="tool_input replaces the arguments (revalidated); a hook timeout lets the tool run"),
         "pre_shell_exec": Cap("BeforeTool run_shell_command", block=True, closed=True),
         "pre_file_write": Cap("BeforeTool write_file|replace", block=True, closed=True),
         "pre_file_read": Cap("BeforeTool read_file|read_many_files|list_directory|glob|search", block=True,
@@ -79,6 +92,7 @@ class GeminiAdapter(Adapter):
                              note="an allowlist of built-in tools; Gemini unions all hooks' lists"),
         "pre_compact": Cap("PreCompress", note="advisory: Gemini sends it before every model call"),
         "agent_end": Cap("AfterAgent"),
+        "stop_gate": Cap("AfterAgent", block=True, note="continue = decision deny, the reason as a new prompt"),
         "host_event": Cap("AfterModel, Notification"),
     }
 
@@ -113,10 +127,9 @@ class GeminiAdapter(Adapter):
             return HostAnswer(body={"decision": "deny", "reason": verdict.reason.strip() or "blocked by agent-hooks"},
                               blocked=True)
         if verdict.changed:
-            # Gemini merges tool_input over the call's arguments: a key a plugin removed is set to
-            # null, the closest a merge can come to removing it
-            merged = {**{k: None for k in args if k not in verdict.arguments}, **verdict.arguments}
-            return HostAnswer(body=self._specific("BeforeTool", tool_input=merged))
+            # Gemini CLI 0.61 replaces the arguments with tool_input and validates them against the
+            # tool's schema: the whole new input, a removed key simply absent (a null would fail)
+            return HostAnswer(body=self._specific("BeforeTool", tool_input=verdict.arguments))
         return HostAnswer()
 
     def on_AfterTool(self, turn: Turn) -> HostAnswer:
@@ -152,7 +165,9 @@ class GeminiAdapter(Adapter):
 
     def on_AfterAgent(self, turn: Turn) -> HostAnswer:
         turn.fire("agent_end", {"last_assistant_message": turn.text("prompt_response")})
-        return HostAnswer()
+        reason = turn.stop_gate(message_key="prompt_response")
+        # Gemini CLI sends the reason of an AfterAgent deny as a new prompt: the agent goes on
+        return HostAnswer(body={"decision": "deny", "reason": reason}) if reason else HostAnswer()
 
     def on_BeforeModel(self, turn: Turn) -> HostAnswer:
         request = turn.obj("llm_request")

@@ -18,12 +18,14 @@ from ..hostkit.jsonconfig import (
     ConfigEdit,
     FileChange,
     InstallError,
+    broken_wiring,
     dump_json,
     event_argv,
     read_json,
     run_plan,
     runs_us,
     shell_command,
+    transport_note,
 )
 from .adapter import EVENTS
 
@@ -102,6 +104,8 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None, 
     data, old = read_json(path)
     new = with_us(data, path, argv)
     plan = ConfigEdit([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
+    if argv is None:
+        plan.notes.append(transport_note("Gemini CLI"))
     if scope == "project" and not folder_trusted(path.parent.parent):
         plan.notes.append(f"Gemini CLI loads project hooks only in a trusted folder: trust {path.parent.parent} "
                           "when Gemini asks (or /permissions); headless runs need GEMINI_CLI_TRUST_WORKSPACE=true")
@@ -112,7 +116,8 @@ def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None
     path = settings_path(scope, project_dir)
     data, old = read_json(path)
     new = without_us(data, path)
-    return ConfigEdit([FileChange(path, old, None if (old is None or new == data) else dump_json(new, old))])
+    return ConfigEdit([FileChange(path, old, None if (old is None or new == data) else dump_json(new, old))],
+                      removal=True)
 
 
 def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
@@ -201,7 +206,10 @@ def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
         any_wired = True
         where = f"Gemini CLI {scope} settings ({path})"
         missing = [e for e in EVENTS if e not in found]
-        if missing:
+        gone = broken_wiring(sorted({h.get("command", "") for hs in found.values() for h in hs}))
+        if gone:
+            lines.append(f"problem: {where}: {gone}; run `agenthooks install gemini --{scope}`")
+        elif missing:
             lines.append(f"warning: {where}: not wired for {', '.join(missing)}; run `agenthooks install gemini --{scope}`")
         elif scope == "project" and not folder_trusted(path.parent.parent):
             lines.append(f"warning: {where}: the folder is not trusted, so Gemini does not load these hooks "

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..base import BridgeInputError, HostAnswer
+from .shape import ToolShape, tool_call
 
 if TYPE_CHECKING:
     from ...runtime import Outcome, Runtime
@@ -22,6 +23,8 @@ class Turn:
         self.name = name
         self.errors: list[str] = []
         self._seen = 0
+        #: the checked (tool, input) of a gating event (see :mod:`.shape`)
+        self.call: tuple[str, dict[str, Any]] | None = None
 
     def fire(self, hook: str, payload: dict[str, Any]) -> Outcome:
         out = self.rt.fire(hook, payload)
@@ -42,6 +45,10 @@ class Turn:
         return value
 
     def tool(self, name_key: str = "tool_name", input_key: str = "tool_input") -> tuple[str, dict[str, Any]]:
+        """The tool call: on a gating event as checked against the host's shape, elsewhere leniently
+        (an absent input is ``{}``: an observing hook loses nothing by it)."""
+        if self.call is not None:
+            return self.call
         tool = self.event.get(name_key)
         if not isinstance(tool, str) or not tool:
             raise BridgeInputError(f"{self.name} event without a {name_key}")
@@ -59,6 +66,44 @@ class Turn:
             ui.notifications.clear()
         return texts
 
+    def stop_gate(self, subagent: bool = False, message_key: str = "last_assistant_message") -> str | None:
+        """Fire ``stop_gate``: the instruction to keep working when a plugin says the work is not
+        done, else None. When the user's ``stop_gate_limit`` overruled a continue, a note says so."""
+        if not self.rt.implementers("stop_gate"):
+            return None
+        payload: dict[str, Any] = {"subagent": subagent}
+        for key, value in (("last_assistant_message", self.text(message_key)), ("agent_type", self.text("agent_type")),
+                           ("stop_hook_active", self.event.get("stop_hook_active"))):
+            if value is not None and (key != "stop_hook_active" or isinstance(value, bool)):
+                payload[key] = value
+        out = self.fire("stop_gate", payload)
+        data = out.data or {}
+        if data.get("continue"):
+            who = out.stopped_by or "a plugin"
+            return str(data.get("reason") or f"{who} says the work is not done")
+        if data.get("limit_reached"):
+            self.errors.append(f"stop gate limit reached ({self.rt.stop_gate_limit} in a row): the agent stops "
+                               f"although a plugin asked to continue: {data.get('reason') or 'no reason given'}")
+        return None
+
+    def permission_decision(self, tool: str, arguments: dict[str, Any]) -> tuple[str | None, str, dict[str, Any] | None]:
+        """Fire ``permission_request``: (``"allow"``/``"deny"``/None, the reason, the changed
+        arguments or None). ``ask`` and no opinion are None: the host asks as usual."""
+        if not self.rt.implementers("permission_request"):
+            return None, "", None
+        import copy
+
+        original = copy.deepcopy(arguments)
+        out = self.fire("permission_request", {"tool_name": tool, "arguments": arguments})
+        data = out.data or {}
+        decision = data.get("decision")
+        if decision == "deny":
+            return "deny", str(data.get("reason") or f"denied by {out.stopped_by or 'a plugin'}"), None
+        if decision == "allow":
+            changed = data.get("arguments")
+            return "allow", str(data.get("reason") or ""), changed if isinstance(changed, dict) and changed != original else None
+        return None, "", None
+
     def system_prompt(self) -> str | None:
         """What ``pre_system_prompt`` handlers inject (hosts put it into the model's context)."""
         if not self.rt.implementers("pre_system_prompt"):
@@ -75,6 +120,9 @@ class Adapter:
     EVENT_KEY = "hook_event_name"
     #: events on which our failure must become a deny
     GATING: frozenset[str] = frozenset()
+    #: gating event -> where it carries its tool call and what each tool needs; an event that does
+    #: not fit is denied with the field named (:mod:`.shape`)
+    SHAPES: Mapping[str, ToolShape] = {}
     #: the host's own events (the capability matrix and the installers read this)
     EVENTS: tuple[str, ...] = ()
     #: the host's name for people ("Gemini CLI"); the per-event command's --help uses it
@@ -123,6 +171,9 @@ class Adapter:
         if not rt.plugins:
             return HostAnswer()
         turn = Turn(rt, event, name)
+        shape = self.SHAPES.get(name) if self.is_gating(name) else None
+        if shape is not None:
+            turn.call = tool_call(event, shape, name)
         handler = getattr(self, "on_" + name.replace(".", "_"), None)  # OpenCode names have dots
         answer = handler(turn) if handler is not None else self.host_event(turn)
         answer.stderr.extend(f"agent-hooks: {e}" for e in turn.errors)

@@ -2,7 +2,9 @@
 
 An installer builds a :class:`ConfigEdit` (one :class:`FileChange` per file, old and new text), which
 ``--dry-run`` prints as a unified diff and ``apply`` writes: each file replaced atomically (a
-reader sees the old file or the new one), the old one kept as ``<name>.agenthooks.bak``.
+reader sees the old file or the new one), the old one kept as ``<name>.agenthooks.bak``. A removal
+(uninstall) leaves nothing of ours behind: a file left holding nothing is deleted, and the backup
+install kept is deleted too (the file is the user's own again).
 """
 
 from __future__ import annotations
@@ -68,11 +70,14 @@ class FileChange:
         return "".join(difflib.unified_diff((self.old or "").splitlines(keepends=True),
                                             (self.new or "").splitlines(keepends=True), fromfile, str(self.path)))
 
-    def apply(self) -> Path | None:
+    def apply(self, removal: bool = False) -> Path | None:
         if not self.changed or self.new is None:
             return None
         from ...fileio import atomic_write
 
+        if removal:
+            remove_leaving_nothing(self.path, self.new)
+            return None
         backup = None
         mode = None
         if self.old is not None and self.path.exists():
@@ -83,11 +88,36 @@ class FileChange:
         return backup
 
 
+def holds_nothing(text: str) -> bool:
+    """A configuration file with nothing in it: empty, or an empty JSON object."""
+    return text.strip() in ("", "{}")
+
+
+def backup_of(path: Path) -> Path:
+    return path.with_name(path.name + ".agenthooks.bak")
+
+
+def remove_leaving_nothing(path: Path, new: str) -> bool:
+    """Write what is left after removing our entries, or delete the file when nothing is left; the
+    backup an install kept goes too. True when the file was deleted."""
+    from ...fileio import atomic_write
+
+    deleted = holds_nothing(new)
+    if deleted:
+        path.unlink(missing_ok=True)
+    else:
+        atomic_write(path, new, path.stat().st_mode & 0o7777 if path.exists() else None)
+    backup_of(path).unlink(missing_ok=True)
+    return deleted
+
+
 @dataclass
 class ConfigEdit:
     changes: list[FileChange] = field(default_factory=list)
     #: lines to print after applying (remaining steps, notes)
     notes: list[str] = field(default_factory=list)
+    #: an uninstall: no backups, a file left holding nothing is deleted (``remove_leaving_nothing``)
+    removal: bool = False
 
     @property
     def changed(self) -> bool:
@@ -97,11 +127,12 @@ class ConfigEdit:
         return "".join(c.diff() for c in self.changes if c.changed)
 
     def apply(self) -> list[Path]:
-        """Write every changed file; the backups made."""
+        """Write every changed file (the launcher they name first); the backups made."""
+        _write_launcher(self)
         backups = []
         for change in self.changes:
             try:
-                backup = change.apply()
+                backup = change.apply(self.removal)
             except OSError as exc:
                 raise InstallError(f"cannot write {change.path}: {exc.strerror or exc}") from None
             if backup is not None:
@@ -116,6 +147,7 @@ def run_plan(plan: ConfigEdit, dry_run: bool, out: Any, what: str) -> int:
         for note in plan.notes:
             out.write(f"  {note}\n")
         return 0
+    _write_launcher(plan)
     if not plan.changed:
         out.write(f"{what}: already done, nothing to change\n")
     else:
@@ -123,9 +155,36 @@ def run_plan(plan: ConfigEdit, dry_run: bool, out: Any, what: str) -> int:
         out.write(f"{what}: {', '.join(str(c.path) for c in plan.changes if c.changed)}\n")
         for b in backups:
             out.write(f"  backup: {b}\n")
+        for c in plan.changes if plan.removal else ():
+            if c.changed and not c.path.exists():
+                out.write(f"  deleted {c.path}: nothing else was in it\n")
     for note in plan.notes:
         out.write(f"  {note}\n")
     return 0
+
+
+def transport_note(host_title: str) -> str:
+    """What ``install`` says about the transport it chose for a command-only host, and why."""
+    try:
+        from ...transports import launcher
+    except ImportError:
+        return "transport: a process per event"
+    via = f", started by the launcher {launcher.path()} (a moved environment then blocks)" if launcher.supported() else ""
+    return (f"transport: the fast client ({host_title} runs only commands: each event goes to the warm server over "
+            f"your private unix socket, or to a process of its own while the server is down, which starts it){via}")
+
+
+def _write_launcher(plan: ConfigEdit) -> None:
+    """The stable launcher the configuration names, written before the configuration (and again
+    by a reinstall that changes nothing, which is how a deleted launcher is repaired)."""
+    try:
+        from ...transports import launcher
+    except ImportError:
+        return
+    try:
+        launcher.write_if_referenced(*(c.new if c.new is not None else c.old for c in plan.changes))
+    except OSError as exc:
+        raise InstallError(f"cannot write the launcher {launcher.path()}: {exc.strerror or exc}") from None
 
 
 def event_argv(host: str, event: str, gating: bool, base: list[str] | None = None) -> list[str]:
@@ -139,10 +198,34 @@ def event_argv(host: str, event: str, gating: bool, base: list[str] | None = Non
     if base is not None:
         return [*base, "--event", event]
     try:
+        from ...transports import launcher
         from ...transports.client import command_for
     except ImportError:
         return [str(Path(sys.executable).absolute()), "-I", "-m", "agent_hooks_core", host, "--event", event]
-    return list(command_for(host, ["--event", event], gating=gating))
+    # through the stable launcher: a moved or recreated environment blocks gating events
+    return launcher.wrap(list(command_for(host, ["--event", event], gating=gating)), gating)
+
+
+def broken_wiring(commands: Any) -> str | None:
+    """Why one of our hook ``commands`` (shell form) cannot run, or None: what it runs is gone, or
+    it is a launcher whose environment was moved or recreated. For the installers' doctor lines."""
+    try:
+        from ...transports import launcher
+    except ImportError:
+        return None
+    for command in commands:
+        try:
+            exe = shlex.split(command)[0] if isinstance(command, str) else ""
+        except (ValueError, IndexError):
+            continue
+        if not os.path.isabs(exe):
+            continue
+        if not os.path.exists(exe):
+            return f"runs {exe}, which does not exist"
+        reason = launcher.broken(exe)
+        if reason is not None:
+            return reason
+    return None
 
 
 def shell_command(argv: list[str]) -> str:

@@ -4,9 +4,13 @@ The plugin sends ``{"name": <OpenCode hook>, "payload": {"input": …, "output":
 parts of the hook's two arguments) and applies the answer: ``{"block": reason}`` makes it throw
 in ``tool.execute.before`` (OpenCode then does not run the tool and hands the message to the
 model), ``{"args": …}`` replaces ``output.args``, ``{"output": …}`` replaces a tool's output text,
-``{"status": "deny"}`` answers ``permission.ask``, ``{"system": [...]}`` appends system prompt
+``{"system": [...]}`` appends system prompt
 parts, ``{"context": [...], "prompt": …}`` shapes a compaction, ``{"text": …}`` rewrites the
 user's message, ``{"params": …}`` patches ``chat.params``.
+
+OpenCode 1.18.33 declares a ``permission.ask`` plugin hook but never calls it (its permission
+service asks the user directly), so the bridge does not register it: every gate is
+``tool.execute.before``.
 """
 
 from __future__ import annotations
@@ -19,9 +23,10 @@ from ..capabilities import Cap
 from ..hostkit import gate as g
 from ..hostkit.adapter import Adapter, Turn, fail_reason
 from ..hostkit.output import output
+from ..hostkit.shape import ToolShape, needs
 
 EVENTS = (
-    "tool.execute.before", "tool.execute.after", "chat.message", "chat.params", "permission.ask",
+    "tool.execute.before", "tool.execute.after", "chat.message", "chat.params",
     "experimental.chat.system.transform", "experimental.session.compacting", "event",
 )
 
@@ -35,10 +40,22 @@ WANTS = {
     "tool.execute.after": ("pre_tool_output", "post_tool"),
     "chat.message": ("pre_message",),
     "chat.params": ("pre_api_request",),
-    "permission.ask": ("pre_shell_exec", "pre_file_write", "pre_file_read", "pre_fetch_url"),
     "experimental.chat.system.transform": ("pre_system_prompt",),
     "experimental.session.compacting": ("on_compacting", "pre_compact"),
     "event": ("on_start", "session_start", "agent_end", "post_compact", "on_end", "host_event"),
+}
+
+_PATHS = ("filePath", "file_path", "path")
+
+#: what each gating hook must carry to be checked
+SHAPES = {
+    "tool.execute.before": ToolShape(name=("payload", "input", "tool"), input=("payload", "output", "args"), fields={
+        "bash": needs("command"),
+        **{t: needs(*_PATHS) for t in ("write", "edit", "multiedit", "read")},
+        **{t: needs(*_PATHS, optional=True) for t in ("glob", "grep", "list")},
+        **{t: needs("patchText", "patch", "input") for t in ("patch", "apply_patch")},
+        "webfetch": needs("url"),
+    }),
 }
 
 
@@ -63,7 +80,8 @@ class OpenCodeAdapter(Adapter):
     name = "opencode"
     TITLE = "OpenCode"
     EVENT_KEY = "name"
-    GATING = frozenset({"tool.execute.before", "permission.ask"})
+    GATING = frozenset({"tool.execute.before"})
+    SHAPES = SHAPES
     EVENTS = EVENTS
 
     CAPABILITIES = {
@@ -73,7 +91,7 @@ class OpenCodeAdapter(Adapter):
         "pre_message": Cap("chat.message", block=True, rewrite=True),
         "pre_system_prompt": Cap("experimental.chat.system.transform", rewrite=True),
         "pre_tool": Cap("tool.execute.before", block=True, rewrite=True, closed=True),
-        "pre_shell_exec": Cap("tool.execute.before bash, permission.ask", block=True, closed=True),
+        "pre_shell_exec": Cap("tool.execute.before bash", block=True, closed=True),
         "pre_file_write": Cap("tool.execute.before write|edit|patch", block=True, closed=True),
         "pre_file_read": Cap("tool.execute.before read|glob|grep|list", block=True, closed=True),
         "pre_fetch_url": Cap("tool.execute.before webfetch", block=True, closed=True),
@@ -97,8 +115,6 @@ class OpenCodeAdapter(Adapter):
         return [h for h in EVENTS if h == "tool.execute.before" or any(rt.implementers(c) for c in WANTS[h])]
 
     def failure(self, event_name: str | None, problem: str) -> HostAnswer:
-        if event_name == "permission.ask":
-            return HostAnswer(body={"status": "deny"}, stderr=[fail_reason(problem)], blocked=True)
         if event_name in self.GATING or event_name is None:
             return HostAnswer(body={"block": fail_reason(problem)}, stderr=[problem], blocked=True)
         return HostAnswer(stderr=[f"agent-hooks ({event_name}): {problem}"])
@@ -120,13 +136,8 @@ class OpenCodeAdapter(Adapter):
     # -- tools ---------------------------------------------------------------------------------
 
     def on_tool_execute_before(self, turn: Turn) -> HostAnswer:
-        inp, out = self._parts(turn)
-        tool = inp.get("tool")
-        if not isinstance(tool, str) or not tool:
-            raise BridgeInputError("tool.execute.before without input.tool")
-        args = out.get("args") or {}
-        if not isinstance(args, dict):
-            raise BridgeInputError("tool.execute.before: output.args must be an object")
+        inp, _ = self._parts(turn)
+        tool, args = turn.tool()  # checked by SHAPES
         cwd = turn.rt.cwd
         call_id = inp.get("callID") if isinstance(inp.get("callID"), str) else None
         verdict = g.gate(turn.rt, tool, args, call_id, lambda a: permission_calls(tool, a, cwd))
@@ -143,30 +154,6 @@ class OpenCodeAdapter(Adapter):
         call_id = inp.get("callID") if isinstance(inp.get("callID"), str) else None
         change = output(turn.rt, tool, args, out.get("output"), call_id=call_id, errors=turn.errors)
         return HostAnswer(body={"output": change.text} if change is not None else None)
-
-    def on_permission_ask(self, turn: Turn) -> HostAnswer:
-        inp, _ = self._parts(turn)
-        kind = str(inp.get("type") or inp.get("permission") or "")
-        pattern = inp.get("pattern")
-        text = pattern if isinstance(pattern, str) else (pattern[0] if isinstance(pattern, list) and pattern else None)
-        raw_meta = inp.get("metadata")
-        meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
-        cwd = turn.rt.cwd
-        calls: g.Calls = []
-        if kind == "bash":
-            calls = g.shell(meta.get("command") or text, "bash")
-        elif kind in ("edit", "write"):
-            calls = g.writes([(meta.get("filePath") or text, None)], kind, cwd)
-        elif kind in ("read", "external_directory"):
-            calls = g.reads([meta.get("filePath") or text], kind, cwd)
-        elif kind == "webfetch":
-            calls = g.fetches(meta.get("url") or text, kind)
-        for hook, payload in calls:
-            if not turn.rt.implementers(hook):
-                continue
-            if (turn.fire(hook, payload).data or {}).get("denied"):
-                return HostAnswer(body={"status": "deny"}, blocked=True)
-        return HostAnswer()
 
     # -- messages, model, compaction ---------------------------------------------------------
 

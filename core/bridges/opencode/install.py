@@ -81,7 +81,8 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None, 
 def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> ConfigEdit:
     path = plugin_path(scope, project_dir)
     old = _read(path)
-    return ConfigEdit([_Removal(path, old, None if old is None or "@agent-hooks-config" not in old else "")])
+    return ConfigEdit([_Removal(path, old, None if old is None or "@agent-hooks-config" not in old else "")],
+                      removal=True)
 
 
 class _Removal(FileChange):
@@ -93,11 +94,6 @@ class _Removal(FileChange):
 
     def diff(self) -> str:
         return f"--- {self.path}\n+++ /dev/null\n(delete agent-hooks' OpenCode plugin)\n" if self.changed else ""
-
-    def apply(self) -> Path | None:
-        if self.changed:
-            self.path.unlink()
-        return None
 
 
 def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,

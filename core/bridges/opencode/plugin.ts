@@ -10,9 +10,9 @@
  * OpenCode, except `tool.execute.before`, which is always there.
  *
  * Fail-closed: when the server cannot start, dies, hangs past the timeout or answers nonsense,
- * `tool.execute.before` throws (OpenCode does not run the tool and shows the model why) and
- * `permission.ask` answers deny. Other hooks log and go on. A dead server is restarted by the next
- * event. The child reads EOF and exits when OpenCode exits.
+ * `tool.execute.before` throws (OpenCode does not run the tool and shows the model why). Other
+ * hooks log and go on. A dead server is restarted by the next event. The child reads EOF and
+ * exits when OpenCode exits. (OpenCode 1.18 never calls its `permission.ask` hook: not registered.)
  */
 
 import { spawn } from "node:child_process";
@@ -148,7 +148,7 @@ class Server {
 export const AgentHooks = async (ctx: Json) => {
   const python = BAKED.python ?? process.env.AGENT_HOOKS_PYTHON ?? "python3";
   const server = new Server(python, BAKED.args ?? [], ctx?.directory ?? process.cwd());
-  let events: string[] = ["tool.execute.before", "permission.ask"];
+  let events: string[] = ["tool.execute.before"];
   try {
     const init = await server.start();
     events = Array.from(new Set(["tool.execute.before", ...(init?.events ?? [])]));
@@ -179,16 +179,6 @@ export const AgentHooks = async (ctx: Json) => {
         for (const k of Object.keys(output.args)) delete output.args[k];
         Object.assign(output.args, ans.args);
       }
-    },
-    "permission.ask": async (input, output) => {
-      let ans: Json;
-      try {
-        ans = await server.event("permission.ask", input, output);
-      } catch {
-        output.status = "deny";
-        return;
-      }
-      if (ans?.status) output.status = ans.status;
     },
     "tool.execute.after": async (input, output) => {
       const ans = await soft("tool.execute.after", input, output);
@@ -221,7 +211,7 @@ export const AgentHooks = async (ctx: Json) => {
   };
 
   const result: Record<string, Json> = {};
-  for (const name of Object.keys(hooks)) if (events.includes(name) || name === "permission.ask") result[name] = hooks[name];
+  for (const name of Object.keys(hooks)) if (events.includes(name)) result[name] = hooks[name];
   if (events.includes("event")) result.event = async ({ event }: Json) => void (await soft("event", { event }, {}));
   return result;
 };

@@ -13,9 +13,12 @@ What the adapter adds to the dialect:
   ``pre_shell_exec``, ``write``/``edit`` -> ``pre_file_write``, ``read``/``grep``/``find``/``ls``
   -> ``pre_file_read``); a deny becomes pi's ``{block: true, reason}``;
 * pi rewrites tool arguments by mutating ``event.input`` in place, which a JSON round trip cannot
-  do: a rewrite is answered as ``{input: {...}}`` and the extension copies it into ``event.input``
-  (omp: never, its handlers cannot rewrite);
-* ``session_start`` (``startup``) also fires ``on_start``; ``tool_execution_end`` also ``post_tool``;
+  do: a rewrite is answered as ``{input: {...}}`` and the extension copies it into ``event.input``;
+  omp takes the same ``{input: {...}}`` as its ``ToolCallEventResult.input`` (and revalidates it);
+* ``session_start`` (``startup``) also fires ``on_start``; on pi, whose 0.73.1 has no
+  ``session_switch``/``session_fork`` events, ``session_start`` with reason ``new``/``resume``
+  also fires ``post_session_switch`` and with ``fork`` ``post_session_fork``;
+  ``tool_execution_end`` also ``post_tool``;
 * events no dialect knows (``before_provider_request``, ``after_provider_response``,
   ``thinking_level_select``) go to the ``host_event`` hook, observe only;
 * ``tool_call`` fails closed: a plugin that failed to load, or any failure of ours, blocks.
@@ -31,6 +34,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..base import BridgeInputError, HostAnswer
+from ..hostkit.shape import ToolShape, needs, tool_call
 
 if TYPE_CHECKING:
     from ...runtime import Outcome, Runtime
@@ -49,15 +53,25 @@ PERMISSION_TOOLS: dict[str, tuple[str, str]] = {
     "ls": ("pre_file_read", "path"),
 }
 
+#: what a ``tool_call`` payload must carry to be checked (grep, find and ls default to the cwd)
+TOOL_SHAPE = ToolShape(name=("toolName",), input=("input",), fields={
+    tool: needs(key, optional=tool in ("grep", "find", "ls")) for tool, (_, key) in PERMISSION_TOOLS.items()})
+
 #: host events with no canonical hook: observed through ``host_event`` only
 HOST_ONLY_EVENTS = ("before_provider_request", "after_provider_response", "thinking_level_select")
+
+#: host -> events the adapter maps itself (no dialect knows them): event -> canonical hook
+OWN_EVENTS: dict[str, dict[str, str]] = {"omp": {"session_stop": "stop_gate"}}
 
 #: host event -> canonical hooks fired besides the dialect's own (see the module docstring)
 EXTRA_HOOKS: dict[str, tuple[str, ...]] = {
     "tool_call": ("pre_shell_exec", "pre_file_write", "pre_file_read"),
-    "session_start": ("on_start",),
+    "session_start": ("on_start", "post_session_switch", "post_session_fork"),
     "tool_execution_end": ("post_tool",),
 }
+
+#: pi 0.73.1 has no session_switch / session_fork events: session_start's reason says what happened
+SESSION_START_REASONS = {"new": "post_session_switch", "resume": "post_session_switch", "fork": "post_session_fork"}
 
 
 #: canonical hook -> (a plugin's block stops the host's action, its changed value reaches the host)
@@ -90,7 +104,7 @@ def capabilities(dialect: str) -> dict[str, Any]:
         block, rewrite = _EFFECTS.get(hook, (False, False))
         note = ""
         if hook == "pre_tool" and dialect == "omp":
-            rewrite, note = False, "omp handlers cannot rewrite tool input"
+            note = "the rewrite goes back as the result's input, which omp revalidates"
         elif hook == "user_bash":
             note = "`result` only (`operations` holds functions)"
         if hook in caps:  # two host events for one hook
@@ -102,8 +116,14 @@ def capabilities(dialect: str) -> dict[str, Any]:
     caps["pre_file_write"] = Cap("tool_call write|edit", block=True, closed=True)
     caps["pre_file_read"] = Cap("tool_call read|grep|find|ls", block=True, closed=True)
     caps["on_start"] = Cap("session_start (startup)")
+    if dialect == "pi":  # pi 0.73.1 never emits session_switch / session_fork
+        caps["post_session_switch"] = Cap("session_start (reason new|resume)")
+        caps["post_session_fork"] = Cap("session_start (reason fork)")
     if "tool_execution_end" in get_dialect(dialect).names:  # pi's; omp's dialect has no such event
         caps["post_tool"] = Cap("tool_execution_end")
+    if "session_stop" in OWN_EVENTS.get(dialect, {}):
+        caps["stop_gate"] = Cap("session_stop", block=True,
+                                note="continue = continue + additionalContext (omp also caps continuations)")
     caps["host_event"] = Cap(", ".join(HOST_ONLY_EVENTS))
     return caps
 
@@ -155,6 +175,8 @@ class PiAdapter:
             culprits = ", ".join(dict.fromkeys(e.plugin for e in broken))
             return self.failure(name, f"a plugin failed to load: {'; '.join(str(e) for e in broken)}. Fix it, "
                                       f"or disable it (`agenthooks plugins disable {culprits}`)")
+        if name == "session_stop" and "session_stop" in OWN_EVENTS.get(self.name, {}):
+            return self._session_stop(rt, payload)
         if name not in self._names():
             return self._host_event(rt, name, payload)
         if name == "tool_call":
@@ -166,6 +188,13 @@ class PiAdapter:
                             stderr=_errors(outcome))
         if name == "session_start" and payload.get("reason") in (None, "startup"):
             self._fire(rt, answer, "on_start", {"project_root": rt.cwd})
+        elif name == "session_start" and self.name == "pi" and payload.get("reason") in SESSION_START_REASONS:
+            reason = payload["reason"]
+            fields: dict[str, Any] = {"reason": reason} if reason != "fork" else {}
+            previous = payload.get("previousSessionFile")
+            if isinstance(previous, str):
+                fields["previous_session_file"] = previous
+            self._fire(rt, answer, SESSION_START_REASONS[reason], fields)
         elif name == "tool_execution_end" and isinstance(payload.get("toolName"), str):
             self._fire(rt, answer, "post_tool", {
                 "tool_name": payload["toolName"], "result": payload.get("result"),
@@ -186,6 +215,7 @@ class PiAdapter:
         for event, hooks in EXTRA_HOOKS.items():
             if event in names and any(rt.implementers(h) for h in hooks):
                 events.add(event)
+        events.update(e for e, hook in OWN_EVENTS.get(self.name, {}).items() if rt.implementers(hook))
         if rt.pm.hook.host_event.get_hookimpls():
             events.update(HOST_ONLY_EVENTS)
         if getattr(rt, "load_errors", None):
@@ -201,12 +231,8 @@ class PiAdapter:
     def _tool_call(self, rt: Runtime, payload: dict[str, Any]) -> HostAnswer:
         from ...dialects import fire_dialect
 
-        tool = payload.get("toolName")
-        if not isinstance(tool, str) or not tool:
-            raise BridgeInputError(f"{self.name} tool_call without a toolName")
-        if not isinstance(payload.get("input", {}), dict):
-            raise BridgeInputError(f"{self.name} tool_call: input must be an object")
-        original = copy.deepcopy(payload.get("input") or {})
+        tool, checked = tool_call(payload, TOOL_SHAPE, f"{self.name} tool_call payload")
+        original = copy.deepcopy(checked)
         outcome = fire_dialect(rt, self.dialect, "tool_call", payload)
         answer = HostAnswer(body=outcome.native, stderr=_errors(outcome))
         if isinstance(outcome.native, dict) and outcome.native.get("block"):
@@ -214,6 +240,9 @@ class PiAdapter:
             return answer
         current = payload.get("input")
         arguments: dict[str, Any] = current if isinstance(current, dict) else original
+        rewritten = (outcome.data or {}).get("arguments")
+        if not get_dialect_mutable(self.dialect) and isinstance(rewritten, dict):
+            arguments = rewritten  # omp's rule: the last answer's arguments, handed back as `input`
         perm = permission_call(tool, arguments, rt.cwd)
         if perm is not None and rt.implementers(perm[0]):
             out = self._fire(rt, answer, *perm)
@@ -223,10 +252,29 @@ class PiAdapter:
                 answer.body = {"block": True, "reason": data.get("reason") or f"denied by {who} ({perm[0]})"}
                 answer.blocked = True
                 return answer
-        if arguments != original and self.dialect == "pi":
+        if arguments != original:
             body = dict(answer.body) if isinstance(answer.body, dict) else {}
-            body["input"] = arguments  # the extension copies it into pi's event.input
+            body["input"] = arguments  # pi: copied into event.input by the extension; omp: its result's input
             answer.body = body
+        return answer
+
+    def _session_stop(self, rt: Runtime, payload: dict[str, Any]) -> HostAnswer:
+        """omp's ``session_stop``: ``{continue: true, additionalContext}`` keeps the session working."""
+        answer = HostAnswer(body=None)
+        event: dict[str, Any] = {"subagent": False}
+        text = _message_text(payload.get("last_assistant_message"))
+        if text is not None:
+            event["last_assistant_message"] = text
+        if isinstance(payload.get("stop_hook_active"), bool):
+            event["stop_hook_active"] = payload["stop_hook_active"]
+        out = self._fire(rt, answer, "stop_gate", event)
+        data = out.data or {}
+        if data.get("continue"):
+            reason = data.get("reason") or f"{out.stopped_by or 'a plugin'} says the work is not done"
+            answer.body = {"continue": True, "additionalContext": reason}
+        elif data.get("limit_reached"):
+            answer.stderr.append(f"agent-hooks: stop gate limit reached ({rt.stop_gate_limit} in a row): the agent "
+                                 f"stops although a plugin asked to continue: {data.get('reason') or 'no reason given'}")
         return answer
 
     def _fire(self, rt: Runtime, answer: HostAnswer, hook: str, payload: dict[str, Any]) -> Outcome:
@@ -242,6 +290,13 @@ class PiAdapter:
             if isinstance(item, HookError):
                 answer.stderr.append(f"agent-hooks: {item}")
         return answer
+
+
+def get_dialect_mutable(dialect: str) -> bool:
+    """True when the dialect's host applies rewrites by mutating the event (pi), not by a result (omp)."""
+    from ...dialects import get_dialect
+
+    return bool(getattr(get_dialect(dialect), "mutable_input", False))
 
 
 def permission_call(tool: str, arguments: dict[str, Any], cwd: str) -> tuple[str, dict[str, Any]] | None:
@@ -262,6 +317,20 @@ def permission_call(tool: str, arguments: dict[str, Any], cwd: str) -> tuple[str
     if tool == "write" and isinstance(arguments.get("content"), str):
         payload["content"] = arguments["content"]
     return hook, payload
+
+
+def _message_text(message: Any) -> str | None:
+    """The text of a pi/omp message (a string, or ``content`` blocks of type ``text``)."""
+    if isinstance(message, str):
+        return message
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
+                 and isinstance(b.get("text"), str)]
+        return "\n".join(texts) if texts else None
+    return None
 
 
 def _errors(outcome: Outcome) -> list[str]:

@@ -8,11 +8,11 @@
  * JSON-RPC 2.0 on its stdin/stdout. `initialize` says which pi events some plugin cares about;
  * only those are subscribed. Each event goes over in pi's own shape, the answer comes back in
  * pi's shape and is returned to pi (a `tool_call` argument rewrite arrives as `input` and is
- * copied into `event.input`, which is how pi applies rewrites). While a plugin runs, the server
+ * copied into `event.input`, which is how pi applies rewrites; omp gets it as the result's `input`). While a plugin runs, the server
  * may call back for pi's UI (`ui.*`) and session (`session.*`).
  *
- * Fail-closed: when the child dies, hangs past the timeout or answers nonsense, `tool_call`
- * blocks with a reason saying what failed; the next event restarts the child. Other events log
+ * Fail-closed: when the child dies, hangs past the timeout (60 s; omp's `tool_call`: 25 s, inside
+ * omp's own 30 s) or answers nonsense, `tool_call` blocks with a reason saying what failed; the next event restarts the child. Other events log
  * and continue. The child reads EOF and exits when the agent exits.
  */
 
@@ -26,10 +26,15 @@ const BAKED: { python?: string; host?: string; args?: string[] } = {}; // @agent
 const PROTOCOL = 1;
 const GATING = new Set(["tool_call"]);
 const TIMEOUT_MS = Number(process.env.AGENT_HOOKS_TIMEOUT_MS) || 60_000;
+// omp gives a tool_call handler 30 s and then blocks in its own words: answer (fail closed) first
+const OMP_TOOL_CALL_MS = 25_000;
 const DEBUG = !!process.env.AGENT_HOOKS_DEBUG;
 
 type Json = any;
-type Pending = { resolve: (v: Json) => void; reject: (e: Error) => void; timer?: ReturnType<typeof setTimeout>; method: string };
+type Pending = {
+  resolve: (v: Json) => void; reject: (e: Error) => void; timer?: ReturnType<typeof setTimeout>; method: string;
+  timeoutMs: number;
+};
 
 function log(message: string): void {
   if (DEBUG) process.stderr.write(`agent-hooks: ${message}\n`);
@@ -130,7 +135,7 @@ class Server {
   request(method: string, params: Json, timeoutMs = TIMEOUT_MS): Promise<Json> {
     return new Promise((resolve, reject) => {
       const id = ++this.nextId;
-      const p: Pending = { resolve, reject, method };
+      const p: Pending = { resolve, reject, method, timeoutMs };
       this.pending.set(id, p);
       this.arm(id, p, timeoutMs);
       try {
@@ -225,7 +230,7 @@ class Server {
         if (p.timer) clearTimeout(p.timer);
         p.timer = undefined;
       } else {
-        this.arm(id, p, TIMEOUT_MS);
+        this.arm(id, p, p.timeoutMs);
       }
     }
   }
@@ -320,7 +325,8 @@ export default async function agentHooks(pi: Json): Promise<void> {
     }
     let result: Json;
     try {
-      result = await server.request("event", { host, name, payload: event, has_ui: !!ctx?.hasUI });
+      const timeoutMs = name === "tool_call" && host === "omp" ? Math.min(TIMEOUT_MS, OMP_TOOL_CALL_MS) : TIMEOUT_MS;
+      result = await server.request("event", { host, name, payload: event, has_ui: !!ctx?.hasUI }, timeoutMs);
     } catch (err) {
       server.death = null;
       if (gating) return blockReason((err as Error).message);
@@ -342,6 +348,8 @@ export default async function agentHooks(pi: Json): Promise<void> {
         server.discard();
         return blockReason(`the agent-hooks server answered tool_call with nonsense: ${toJson(answer).slice(0, 200)}`);
       }
+      // omp takes a rewrite as the result's `input` (and revalidates it); pi by `event.input` in place
+      if (answer.input !== undefined && host === "omp") return answer;
       if (answer.input !== undefined) applyInput(event.input, answer.input);
       const { input: _input, ...rest } = answer;
       return Object.keys(rest).length ? rest : undefined;

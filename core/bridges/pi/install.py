@@ -162,6 +162,18 @@ class HostInstaller:
         out.write(f"Removed agent-hooks from {self.label} ({scope}): {path}\n")
         return 0
 
+    def wired(self, cwd: str | os.PathLike[str] | None = None) -> list[str]:
+        """Scopes holding our extension (``agenthooks hosts``)."""
+        found = []
+        for scope in SCOPES:
+            try:
+                text = self._read(self.extension_path(scope, cwd))
+            except InstallError:
+                continue
+            if text is not None and baked_config(text) is not None:
+                found.append(scope)
+        return found
+
     def status(self, cwd: str | os.PathLike[str] | None = None) -> list[str]:
         """Doctor lines: is the extension there, ours, current, and is its interpreter reachable?"""
         lines: list[str] = []

@@ -3,7 +3,8 @@
 Through the runtime's ``hook_called`` meta hook it stores, per call: the hook, the event, the
 combined decision and result, which plugins were called and which answered, errors, duration,
 host and session. Bridged host events without a canonical hook (``host_event``) are stored too.
-Secrets are redacted before anything is written (see :mod:`agent_hooks_audit.redact`).
+Secrets are redacted before anything is written (``agent_hooks_core.secret_formats.Redactor``: the provider
+formats, the looser heuristics and secret-looking keys, each payload cut to ``max_payload_chars`` first).
 
 Settings: ``[plugins.audit]`` (:class:`agent_hooks_audit.config.AuditConfig`); the database is
 ``$AGENT_HOOKS_AUDIT_DB``, else ``db``, else the user data directory. Commands:
@@ -22,13 +23,15 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import time
 from typing import TYPE_CHECKING, Any
 
 from agent_hooks_core import hookimpl
 
 if TYPE_CHECKING:
-    from .redact import Redactor
+    from agent_hooks_core.secret_formats import Redactor
+
     from .store import AuditStore
 
 __all__ = ["hook_called", "host_event", "plugin_config_model", "register_commands", "session_summary"]
@@ -38,8 +41,9 @@ class _Recorder:
     """A settings section turned into what recording needs."""
 
     def __init__(self, config: dict[str, Any], cwd: str) -> None:
+        from agent_hooks_core.secret_formats import Redactor
+
         from .options import target
-        from .redact import Redactor
 
         self.config = config
         self.path = target(config, cwd)
@@ -75,8 +79,6 @@ class _Recorder:
         """The last pass before anything is written: every text column redacted (a secret in a
         session id, a cwd or a hook name is still a secret), and nothing left that UTF-8 cannot
         encode (a lone surrogate would make SQLite, PostgreSQL and the spool refuse the row)."""
-        from .redact import json_safe
-
         out: dict[str, Any] = {}
         for key, value in record.items():
             if isinstance(value, str):
@@ -89,6 +91,13 @@ class _Recorder:
         return out
 
 
+def json_safe(text: str) -> str:
+    """JSON text with any lone surrogate replaced by U+FFFD (an escape would decode back to it)."""
+    return text.translate(_JSON_SAFE) if _LONE.search(text) else text
+
+
+_JSON_SAFE = {c: 0xFFFD for c in range(0xD800, 0xE000)}
+_LONE = re.compile("[\ud800-\udfff]")
 _JSON_COLUMNS = frozenset({"answered", "handlers", "errors", "notes", "event", "result"})
 _RECORDERS: dict[tuple[int, str, str], tuple[Any, _Recorder]] = {}
 
@@ -172,17 +181,23 @@ def register_commands(cli: Any) -> None:
 
 @hookimpl
 def session_summary(ctx: Any) -> str:
-    """One line for ``agenthooks replay``: where this session's records went and how many there are."""
+    """One line for ``agenthooks replay`` (where this session's records went, how many there are)
+    and ``agenthooks doctor`` (no session: the whole log); both say how many records were lost."""
     rec = _recorder(ctx)
     store = rec.store
     sid = ctx.session_id
     from .store import AuditError, Query
 
+    lost = store.lost_count()
+    lost_note = (f"; {lost} records LOST (neither the database nor a pending file could take them; "
+                 "counted in loss files)" if lost else "")
     try:
         store.flush_pending()
-        count = store.count(Query(session=sid))
+        count = store.count(Query(session=sid) if sid else Query())
     except AuditError as exc:
         where = " or ".join(str(p) for p in store.pending_files)
-        return f"audit log: {store.display} unavailable ({exc}); {store.pending_count()} records pending in {where}"
+        return (f"audit log: {store.display} unavailable ({exc}); {store.pending_count()} records pending in "
+                f"{where}{lost_note}")
+    what = "for this session" if sid else "in all"
     where = f" --session {sid}" if sid else ""
-    return f"audit log: {store.display} ({count} records for this session; `agenthooks audit stats{where}`)"
+    return f"audit log: {store.display} ({count} records {what}{lost_note}; `agenthooks audit stats{where}`)"

@@ -70,7 +70,8 @@ class Filters:
 
 HookOpt = Annotated[str | None, typer.Option("--hook", help="Only this hook (or host event name).")]
 PluginOpt = Annotated[str | None, typer.Option("--plugin", help="Only calls this plugin took part in.")]
-DecisionOpt = Annotated[str | None, typer.Option("--decision", help="|".join(DECISIONS))]
+DecisionOpt = Annotated[str | None, typer.Option("--decision", metavar="DECISION",
+                                                  help="Only this decision: " + ", ".join(DECISIONS) + ".")]
 SessionOpt = Annotated[str | None, typer.Option("--session", help="Only this session id; `last` = the latest.")]
 SinceOpt = Annotated[str | None, typer.Option("--since", help="From this time or age (2026-05-01, 2h, 7d).")]
 UntilOpt = Annotated[str | None, typer.Option("--until", help="Before this time or age.")]
@@ -212,20 +213,22 @@ def compute_stats(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 
 def print_stats(stats: dict[str, Any], store: AuditStore) -> None:
-    from agent_hooks_core.cli.common import print_table
+    from agent_hooks_core.cli.common import print_table, say
     from agent_hooks_core.cli.tables import Column
     from rich.text import Text
 
     console = _console()
     d = stats["decisions"]
-    console.print(f"{stats['total']} events in {stats['sessions']} session(s) — " + ", ".join(
+    say(console, f"{stats['total']} events in {stats['sessions']} session(s) — " + ", ".join(
         f"{d[k]} {k}" for k in DECISIONS) + f"; {stats['errors']} errors   [dim]({_esc(store.display)})[/]")
+    if stats.get("unavailable"):
+        console.print(f"[yellow]{_esc(str(stats['unavailable']))}[/]")
     if stats.get("pending"):
-        console.print(f"[yellow]{stats['pending']} records pending[/] (not yet in the database: "
-                      + _esc(" / ".join(str(p) for p in store.pending_files)) + ")")
+        say(console, f"[yellow]{stats['pending']} records pending[/] (not yet in the database: "
+                     + _esc(" / ".join(str(p) for p in store.pending_files)) + ")")
     if stats.get("lost"):
-        console.print(f"[bold red]{stats['lost']} records lost[/] (neither the database nor a pending file "
-                      "could be written)")
+        say(console, f"[bold red]{stats['lost']} records lost[/] (neither the database nor a pending file "
+                     "could be written)")
     if not stats["by_plugin"]:
         return
     columns = [Column("plugin"), Column("hook"),
@@ -293,9 +296,18 @@ def make_app() -> typer.Typer:
         as_json: JsonOpt = False,
     ) -> None:
         """Counts per decision, and blocks, denials and errors per plugin and hook."""
+        from .store import AuditError
+
         store = resolve_store(db, ctx)
         query = Filters(hook, plugin, decision, session, since, until).query(store)
-        stats = compute_stats(store.rows(query))
+        try:
+            stats = compute_stats(store.rows(query))
+        except AuditError as exc:
+            if not (store.lost_count() or store.pending_count()):
+                raise
+            # no database (yet): what is pending or was lost must still be shown
+            stats = compute_stats([])
+            stats["unavailable"] = str(exc)
         stats["db"] = store.display
         # what is not in the database: waiting in a pending file, or lost for good (counted, not hidden)
         stats["pending"] = store.pending_count()
@@ -408,6 +420,8 @@ def make_app() -> typer.Typer:
 
 
 def _line_printer(as_json: bool) -> Any:
+    from agent_hooks_core.cli.common import say
+
     console = None if as_json else _console()
 
     def emit(row: dict[str, Any]) -> None:
@@ -418,8 +432,8 @@ def _line_printer(as_json: bool) -> Any:
         decision = row.get("decision") or ""
         detail = row.get("reason") or _notes(row)
         assert console is not None
-        console.print(f"{_time(row['ts'])}  {_esc(row.get('session') or '-')}  {_esc(row['hook'])}  "
-                      f"{_styled(decision)}  {_esc(_plugins(row))}  {_esc(detail)}".rstrip())
+        say(console, f"{_time(row['ts'])}  {_esc(row.get('session') or '-')}  {_esc(row['hook'])}  "
+                     f"{_styled(decision)}  {_esc(_plugins(row))}  {_esc(detail)}".rstrip())
         sys.stdout.flush()
 
     return emit

@@ -18,8 +18,8 @@ class AuditConfig(BaseModel):
                                               "postgresql://user:password@host/db (AGENT_HOOKS_AUDIT_URL overrides)")
     connect_timeout: float = Field(5.0, gt=0, le=120, description="PostgreSQL: seconds to connect, and per "
                                    "statement; past it records go to the local spool")
-    queue_size: int = Field(10000, ge=1, description="PostgreSQL: records buffered in memory for the background "
-                            "writer; past it they go straight to the local spool")
+    queue_size: int = Field(10000, ge=1, description="PostgreSQL: no longer used (every record is written to the "
+                            "local spool before the answer); accepted so older settings still load")
     retention_days: float | None = Field(90.0, ge=0, description="records older than this are deleted "
                                                                  "(checked hourly); 0 or null keeps everything")
     redact_patterns: list[str] = Field(default_factory=list, description="extra regexes to redact before "

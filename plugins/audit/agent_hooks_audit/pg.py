@@ -1,16 +1,18 @@
 """The audit in PostgreSQL: the same records, schema, redaction, retention and commands as the
 SQLite file, through psycopg 3 and its connection pool.
 
-Writing never waits for the server. ``add`` puts the (already redacted) record on a bounded
-in-memory queue; one background thread per process takes batches off it and writes each in one
-transaction (``INSERT ... ON CONFLICT (uid) DO NOTHING``). When the server cannot be reached
-(down, restarting, slower than ``connect_timeout``) the batch goes to a local SQLite **spool** (the
-state directory, one per URL, shared by the user's processes), and every later record goes
-there too, behind it, until the spool has been replayed oldest first (a PostgreSQL advisory lock
-lets one process replay at a time). Every record carries a ``uid``, unique in both stores, so a
-batch that was spooled after it may in fact have been committed is still stored once: no row is
-lost, none is stored twice. A full queue spools instead of blocking. At exit the writer gets a
-short grace (``min(1 s, connect_timeout)``) and whatever is left is spooled synchronously.
+Writing never waits for the server, and no acknowledged record lives only in memory. ``add``
+appends the (already redacted) record to a local SQLite **spool** (the state directory, one per
+URL, shared by the user's processes) before it returns, so before the host gets its answer: a
+process killed with ``kill -9`` right after answering loses nothing. One background thread per
+process then moves the spool into the server oldest first, in batches, each in one transaction
+(``INSERT ... ON CONFLICT (uid) DO NOTHING``, a PostgreSQL advisory lock letting one process move
+at a time), and deletes what was committed. While the server cannot be reached (down,
+restarting, slower than ``connect_timeout``) records wait in the spool; any process (or any
+``audit`` command) moves them once it answers. Every record carries a ``uid``, unique in both
+stores, so a batch committed just before a crash and moved again is still stored once: no row is
+lost, none is stored twice. At exit the writer gets a short grace (``min(1 s, connect_timeout)``);
+what it could not move stays in the spool for the next process.
 
 Migrations: numbered SQL scripts (:data:`MIGRATIONS`) applied in order under an advisory lock by
 the first process that connects, recorded in ``agent_hooks_audit.schema_version``. No migration
@@ -23,7 +25,6 @@ import atexit
 import contextlib
 import json
 import os
-import queue
 import re
 import sqlite3
 import threading
@@ -34,6 +35,9 @@ from typing import Any
 
 from .store import COLUMNS, JSON_COLUMNS, PRUNE_EVERY, AuditError, AuditStore, Query
 
+#: what a postgresql:// URL without the driver says (the extra that installs it)
+NEEDS_PSYCOPG = ("a postgresql:// URL needs the agent-hooks-audit[postgres] extra (psycopg), which is not "
+                 "installed: `agenthooks plugins install 'psycopg[binary]>=3.2' 'psycopg-pool>=3.2'`")
 SCHEMA = "agent_hooks_audit"
 EVENTS = f"{SCHEMA}.events"
 META = f"{SCHEMA}.meta"
@@ -94,13 +98,13 @@ def spool_path(url: str) -> Path:
 
 
 class PgStore:
-    """One PostgreSQL database: a pool, a bounded queue and a background writer per process."""
+    """One PostgreSQL database: a pool, the local spool and a background writer per process."""
 
     def __init__(self, url: str, connect_timeout: float = 5.0, queue_size: int = 10000) -> None:
         self.url = url
         self.display = mask(url)
         self.connect_timeout = connect_timeout
-        self.queue_size = queue_size
+        self.queue_size = queue_size  # accepted for older settings: records are spooled, not queued
         self.spool = AuditStore(spool_path(url))
         self.written = 0
         self.rejected = 0
@@ -109,8 +113,11 @@ class PgStore:
         self._lock = threading.RLock()
         self._pid = 0
         self._pool: Any = None
-        self._queue: queue.Queue[dict[str, Any]] = queue.Queue(queue_size)
-        self._inflight: list[dict[str, Any]] = []
+        #: records this process spooled, and how many of them the writer has tried to move since
+        self._added = 0
+        self._settled = 0
+        self._progress = threading.Condition()
+        self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._down_until = 0.0
         self._spooled = False
@@ -126,8 +133,9 @@ class PgStore:
             return
         self._pid = os.getpid()
         self._pool = None
-        self._queue = queue.Queue(self.queue_size)
-        self._inflight = []
+        self._added = self._settled = 0
+        self._progress = threading.Condition()
+        self._wake = threading.Event()
         self._thread = None
         self._migrated = False
         self._spooled = self._spool_has_rows()
@@ -140,8 +148,7 @@ class PgStore:
                 try:
                     from psycopg_pool import ConnectionPool
                 except ImportError:
-                    raise AuditError("url = postgresql://... needs psycopg: pip install 'agent-hooks-audit[postgres]'"
-                                     ) from None
+                    raise AuditError(NEEDS_PSYCOPG) from None
                 import logging
 
                 # the pool logs each failed reconnect; with no logging set up Python would print them on
@@ -160,8 +167,10 @@ class PgStore:
     @contextlib.contextmanager
     def _conn(self) -> Iterator[Any]:
         """A pooled connection with the schema in place; any failure is an :class:`AuditError`."""
-        import psycopg
-
+        try:
+            import psycopg
+        except ImportError:
+            raise AuditError(NEEDS_PSYCOPG) from None
         try:
             with self.pool().connection() as conn:
                 if not self._migrated:
@@ -178,71 +187,51 @@ class PgStore:
     # -- writing ----------------------------------------------------------------------------
 
     def add(self, record: dict[str, Any], retention_days: float | None = None) -> None:
-        """Queue ``record`` for the background writer; never waits for the server."""
+        """Spool ``record`` (on disk before this returns) and wake the writer; never waits for the server.
+
+        Raises :class:`AuditError` when the spool cannot take it either (it is then kept in a pending
+        file or counted lost, as for a SQLite database)."""
         if not record.get("uid"):
             record = {**record, "uid": os.urandom(12).hex()}
         with self._lock:
             self._fresh_process()
             self.written += 1
             self._retention = retention_days
+            self._spooled = True
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="agent-hooks-audit-pg", daemon=True)
                 self._thread.start()
         try:
-            self._queue.put_nowait(record)
-        except queue.Full:  # the server is far behind: the spool takes it now, in order after the queue
-            self._spool([record])
+            self.spool.add(record)
+        finally:
+            with self._progress:
+                self._added += 1
+            self._wake.set()
 
     def _run(self) -> None:
-        q = self._queue
         while True:
+            self._wake.wait(timeout=RETRY_AFTER if self._spooled else None)
+            self._wake.clear()
+            with self._progress:
+                target = self._added
             try:
-                first = q.get(timeout=RETRY_AFTER if self._spooled else None)
-            except queue.Empty:
-                try:
-                    self._replay_quietly()
-                except Exception as exc:  # the writer must outlive anything; the spool keeps the rows
-                    self._went_down(f"{type(exc).__name__}: {exc}")
-                continue
-            batch = [first]
-            while len(batch) < BATCH:
-                try:
-                    batch.append(q.get_nowait())
-                except queue.Empty:
-                    break
-            self._inflight = batch
-            try:
-                self._write(batch)
-            except Exception as exc:  # the writer must outlive anything; the rows are spooled
-                self.last_error = f"{type(exc).__name__}: {exc}"
-                self._spool(batch)
-            finally:
-                self._inflight = []
-                for _ in batch:
-                    q.task_done()
+                self._replay_quietly()
+            except Exception as exc:  # the writer must outlive anything; the spool keeps the rows
+                self._went_down(f"{type(exc).__name__}: {exc}")
+            with self._progress:
+                self._settled = max(self._settled, target)
+                self._progress.notify_all()
 
-    def _write(self, batch: list[dict[str, Any]]) -> None:
-        if self._spooled or time.monotonic() < self._down_until:
-            self._spool(batch)  # behind what is already waiting, so the order holds
-            self._replay_quietly()
-            return
-        try:
-            self._insert(batch)
-        except AuditError as exc:
-            self._went_down(str(exc))
-            self._spool(batch)
-
-    def _insert(self, records: list[dict[str, Any]]) -> None:
+    def _insert_rows(self, conn: Any, rows: list[tuple[Any, ...]]) -> None:
+        """Insert ``rows`` inside the caller's transaction; rows the server refuses for their content
+        are counted lost one by one instead of stopping everything behind them."""
         import psycopg
 
-        rows = [tuple(r.get(c) for c in COLUMNS) for r in records]
-        with self._conn() as conn:
-            try:
-                with conn.transaction(), conn.cursor() as cur:
-                    cur.executemany(_INSERT, rows)
-            except (psycopg.DataError, psycopg.IntegrityError, psycopg.ProgrammingError) as exc:
-                self._insert_one_by_one(conn, rows, exc)
-            self._maybe_prune(conn)
+        try:
+            with conn.transaction(), conn.cursor() as cur:  # a savepoint: a refusal undoes only this
+                cur.executemany(_INSERT, rows)
+        except (psycopg.DataError, psycopg.IntegrityError, psycopg.ProgrammingError) as exc:
+            self._insert_one_by_one(conn, rows, exc)
 
     def _insert_one_by_one(self, conn: Any, rows: list[tuple[Any, ...]], exc: Exception) -> None:
         """A batch the server refused for its content: keep every row it takes, count the rest lost
@@ -264,10 +253,6 @@ class PgStore:
     def _went_down(self, reason: str) -> None:
         self.last_error = reason
         self._down_until = time.monotonic() + RETRY_AFTER
-
-    def _spool(self, records: list[dict[str, Any]]) -> None:
-        self._spooled = True
-        self.spool.add_many(records)
 
     def _spool_has_rows(self) -> bool:
         if self.spool._has_pending():
@@ -304,9 +289,9 @@ class PgStore:
                     raise AuditError(f"audit spool {self.spool.path}: {exc}") from None
                 if not chunk:
                     self._spooled = self.spool._has_pending()
+                    self._maybe_prune(conn)
                     return moved
-                with conn.cursor() as cur:
-                    cur.executemany(_INSERT, [tuple(r.get(c) for c in COLUMNS) for r in chunk])
+                self._insert_rows(conn, [tuple(r.get(c) for c in COLUMNS) for r in chunk])
             # committed; a crash (or a failed delete) before this replays the chunk again, and uid skips it
             try:
                 self.spool.delete_uids([r["uid"] for r in chunk])
@@ -315,28 +300,24 @@ class PgStore:
             moved += len(chunk)
 
     def flush(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for the queue to be written (or spooled); True if it was."""
-        q = self._queue
+        """Wait up to ``timeout`` seconds until the writer has tried to move every record this process
+        spooled (into the server, or it stays in the spool); True if it has."""
         deadline = time.monotonic() + timeout
-        with q.all_tasks_done:
-            while q.unfinished_tasks:
+        with self._progress:
+            target = self._added
+            while self._settled < target:
+                if self._thread is None or not self._thread.is_alive():
+                    return False
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
-                q.all_tasks_done.wait(left)
+                self._progress.wait(left)
         return True
 
     def _at_exit(self, pid: int) -> None:
         if pid != os.getpid() or self._thread is None:
             return
-        if not self.flush(min(1.0, self.connect_timeout)):
-            left = list(self._inflight)
-            while True:
-                try:
-                    left.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            self._spool(left)  # the writer may still commit some of these: uid keeps them single
+        self.flush(min(1.0, self.connect_timeout))  # what is not moved by then waits in the spool
         with contextlib.suppress(Exception):
             if self._pool is not None:
                 self._pool.close(timeout=0.5)
@@ -377,15 +358,14 @@ class PgStore:
         if self.spool.path.exists():
             with contextlib.suppress(AuditError):
                 spooled = self.spool.count()
-        return spooled + self.spool.pending_count() + self._queue.qsize()
+        return spooled + self.spool.pending_count()
 
     def lost_count(self) -> int:
         recorded = 0
         with contextlib.suppress(AuditError, TypeError, ValueError), self._conn() as conn:
             row = conn.execute(f"SELECT value FROM {META} WHERE key = 'lost'").fetchone()
             recorded = int(row[0]) if row else 0
-        spool_lost = self.spool.lost_count() if self.spool.path.exists() else self.spool.lost_unrecorded
-        return recorded + spool_lost
+        return recorded + self.spool.lost_count()
 
     def rows(self, query: Query, *, limit: int | None = None, newest_first: bool = False) -> Iterator[dict[str, Any]]:
         with contextlib.suppress(AuditError):

@@ -173,6 +173,7 @@ class AuditStore:
         self.lost = 0
         """records this process could neither write nor keep pending"""
         self.lost_unrecorded = 0
+        """of those, records no loss file could count either (counted in the database when it is back)"""
 
     # -- connection ---------------------------------------------------------------------------
 
@@ -265,15 +266,17 @@ class AuditStore:
 
     def head(self, limit: int) -> list[dict[str, Any]]:
         """The oldest ``limit`` records (raw columns), for replaying a spool in order."""
-        cur = self.connect().execute(f"SELECT {', '.join(COLUMNS)} FROM events ORDER BY id LIMIT {int(limit)}")
-        return [dict(zip(COLUMNS, values, strict=True)) for values in cur]
+        with self._lock:  # the connection is shared with writers in other threads
+            cur = self.connect().execute(f"SELECT {', '.join(COLUMNS)} FROM events ORDER BY id LIMIT {int(limit)}")
+            return [dict(zip(COLUMNS, values, strict=True)) for values in cur]
 
     def delete_uids(self, uids: list[str]) -> None:
         """Remove replayed records (by uid: ids may be reused once the table was empty)."""
-        conn = self.connect()
-        for i in range(0, len(uids), 500):
-            part = uids[i:i + 500]
-            conn.execute(f"DELETE FROM events WHERE uid IN ({', '.join('?' * len(part))})", part)
+        with self._lock:
+            conn = self.connect()
+            for i in range(0, len(uids), 500):
+                part = uids[i:i + 500]
+                conn.execute(f"DELETE FROM events WHERE uid IN ({', '.join('?' * len(part))})", part)
 
     @property
     def pending_files(self) -> list[Path]:
@@ -295,10 +298,15 @@ class AuditStore:
                 return f"the event was kept in {path}"
             except OSError as exc:
                 failures.append(f"{path}: {exc.strerror or exc}")
+        from .losses import count_loss
+
         self.lost += 1
-        self.lost_unrecorded += 1
+        counted = count_loss(self.path, "; ".join(failures))
+        if counted is None:
+            self.lost_unrecorded += 1
+        where = f"counted in {counted}" if counted else "not counted: no loss file could be written either"
         return (f"the event was LOST: it could not be kept in {' nor in '.join(failures)} "
-                f"({self.lost} lost by this process)")
+                f"({self.lost} lost by this process; {where})")
 
     def _record_losses(self, conn: sqlite3.Connection) -> None:
         """Count this process's lost records in the database (``audit stats`` shows the total)."""
@@ -366,13 +374,15 @@ class AuditStore:
         return total
 
     def lost_count(self) -> int:
-        """Records lost for good (no database, no pending file could take them), as counted in the
-        database plus those this process has not been able to count there yet."""
+        """Records lost for good (no database, no pending file could take them): those counted in
+        loss files by any process (:mod:`.losses`), in the database, and by this process alone."""
+        from .losses import counted_losses
+
         recorded = 0
         with contextlib.suppress(AuditError, sqlite3.Error, TypeError, ValueError):
             row = self.connect(create=False).execute("SELECT value FROM meta WHERE key = 'lost'").fetchone()
             recorded = int(row[0]) if row else 0
-        return recorded + self.lost_unrecorded
+        return recorded + counted_losses(self.path) + self.lost_unrecorded
 
     def _maybe_prune(self, conn: sqlite3.Connection, retention_days: float) -> None:
         now = time.time()

@@ -26,8 +26,9 @@ from .shell import MAX_COMMANDS, parse_bounded
 from .written import written_then_run
 
 if TYPE_CHECKING:
+    from agent_hooks_core.secret_formats import Redactor
+
     from .packs import Spec
-    from .redact import Redactor
     from .shell import Command
     from .urls import UrlRules
 
@@ -174,9 +175,9 @@ class Policy:
 
     @cached_property
     def redactor(self) -> Redactor | None:
-        from .redact import Redactor
+        from agent_hooks_core.secret_formats import Redactor
 
-        return Redactor(self._config["redact_patterns"]) if self._config["redact_output"] else None
+        return Redactor(self._config["redact_patterns"], loose=False) if self._config["redact_output"] else None
 
     # -- checks --------------------------------------------------------------------------
 

@@ -1,0 +1,254 @@
+"""From ``[plugins.sandbox]`` and a working directory to the exact bubblewrap command line.
+
+Mount order is what makes the policy hold: the whole file system read-only, a private ``/tmp``,
+then the writable roots, then the control plane's environment read-only again, then every hidden
+path last, so no writable root or per-command exception can uncover what is hidden.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import shlex
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_hooks_core.settings import PROJECT_DIR
+
+from . import defaults as d
+from . import probe
+
+#: a command that does more than run one program: per-command exceptions never apply to it
+_COMPOUND = re.compile(r"[;&|`<>\n\r]|\$\(")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in d.SECRET_ENV_PATTERNS))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The sandbox for one command: the argv that runs it and the policy that produced it."""
+
+    argv: tuple[str, ...]
+    project: str
+    writable: tuple[str, ...]
+    read_only: tuple[str, ...]
+    hidden: tuple[str, ...]
+    network: str
+    unset_env: tuple[str, ...]
+    exception: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def command_line(self) -> str:
+        """The argv as one shell command line (what the host's shell runs)."""
+        return shlex.join(self.argv)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"argv": list(self.argv), "command_line": self.command_line(), "project": self.project,
+                "writable": list(self.writable), "read_only": list(self.read_only), "hidden": list(self.hidden),
+                "network": self.network, "unset_env": list(self.unset_env), "exception": self.exception,
+                "notes": list(self.notes)}
+
+
+def resolve(raw: Any) -> dict[str, Any]:
+    """The settings section (a SandboxConfig, a dict or nothing) as a complete dict."""
+    if raw is None or (isinstance(raw, Mapping) and not raw):
+        return {k: (list(v) if isinstance(v, list) else v) for k, v in d.DEFAULTS.items()}
+    dump = getattr(raw, "model_dump", None)
+    if dump is None:
+        from .config import SandboxConfig  # an unvalidated dict (Runtime(plugin_config=...)): validate it
+
+        raw = SandboxConfig.model_validate(dict(raw))
+        dump = raw.model_dump
+    return {**d.DEFAULTS, **dump()}
+
+
+def project_root(cwd: str) -> str:
+    """The project of ``cwd`` the way agent-hooks finds it (``.agent-hooks/``), else its git
+    work tree, else ``cwd`` itself; never the home directory or above it (a project inside no
+    repository, under a home that is itself inside one, is just its directory)."""
+    from agent_hooks_core.settings import find_project_root
+
+    home = os.path.realpath(os.path.expanduser("~"))
+    start = os.path.realpath(cwd)
+    try:
+        root = find_project_root(cwd)
+    except OSError:
+        root = None
+    if root is not None and not _inside(home, os.path.realpath(root)):
+        return os.path.realpath(root)
+    here = start
+    while not _inside(home, here):
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    return start
+
+
+def _expand(raw: str, project: str, home: str) -> str:
+    path = raw.replace(d.PROJECT, project)
+    if path == "~" or path.startswith("~/"):
+        path = home + path[1:]
+    path = os.path.expandvars(path)
+    if not os.path.isabs(path):
+        path = os.path.join(project, path)
+    return os.path.normpath(path)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def control_plane(cwd: str, env: Mapping[str, str] | None = None) -> tuple[list[str], list[str]]:
+    """(hidden, read-only) paths of agent-hooks' own control plane.
+
+    Settings, trust store, hook directories, run directory and host hook configurations are
+    hidden; the environment agent-hooks runs from stays readable (a build may run its Python)
+    but is never writable, even inside the project.
+    """
+    from agent_hooks_core.controlplane import protected_paths
+
+    hidden: list[str] = []
+    read_only: list[str] = []
+    for p in protected_paths(cwd=cwd, env=env):
+        (hidden if p.kind in d.HIDDEN_KINDS else read_only).append(p.path)
+    return hidden, read_only
+
+
+def secret_env(config: Mapping[str, Any], env: Mapping[str, str]) -> list[str]:
+    """Names to remove: secret-looking names in ``env``, the well-known ones, and ``unset_env``."""
+    keep = set(config["keep_env"]) | set(d.KEEP_ENV)
+    names = {n for n in env if _SECRET_NAME.match(n.upper())}
+    names |= set(d.SECRET_ENV_NAMES) | set(config["unset_env"])
+    return sorted(n for n in names - keep if n and "=" not in n)
+
+
+def prelude(config: Mapping[str, Any], shell: str, text: bool) -> str:
+    """The script that runs first inside the sandbox: unset every secret-named variable of the
+    environment the command really gets (the host's shell's, which the hook never sees), then exec
+    the command, so no process inside still holds the secrets in its ``/proc/PID/environ``."""
+    keep = sorted(n for n in {*config["keep_env"], *d.KEEP_ENV} if _ENV_NAME.fullmatch(n))
+    # bash lists every variable name by its first character without starting a process
+    first = [*"ABCDEFGHIJKLMNOPQRSTUVWXYZ", "_", *"abcdefghijklmnopqrstuvwxyz"]
+    names = " ".join(f"${{!{c}@}}" for c in first) if os.path.basename(shell) == "bash" else \
+        "$(env | sed -n 's/^\\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p')"
+    secret = [*d.SECRET_ENV_PATTERNS, *d.SECRET_ENV_NAMES,
+              *(n for n in config["unset_env"] if _ENV_NAME.fullmatch(n))]
+    arms = ([f"{'|'.join(keep)}) ;;"] if keep else []) + [f"{'|'.join(secret)}) unset \"$v\" ;;"]
+    run = f'exec {shlex.quote(shell)} -c "$1" {os.path.basename(shell)}' if text else 'exec "$@"'
+    return f'for v in {names}; do case "$v" in {" ".join(arms)} esac; done; {run}'
+
+
+def find_program(name: str) -> str | None:
+    """``name`` as an absolute path (looked up now, so the agent's PATH cannot swap it)."""
+    found = shutil.which(name)
+    return os.path.realpath(found) if found else None
+
+
+def exception_for(config: Mapping[str, Any], command: str | Sequence[str]) -> dict[str, Any] | None:
+    """The first exception whose pattern matches the whole of a simple command."""
+    text = command if isinstance(command, str) else shlex.join(str(c) for c in command)
+    if _COMPOUND.search(text):
+        return None
+    for exc in config["exceptions"]:
+        rule = exc if isinstance(exc, Mapping) else exc.model_dump()
+        if re.fullmatch(rule["match"], text.strip()):
+            return dict(rule)
+    return None
+
+
+def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
+          env: Mapping[str, str] | None = None, bwrap: str | None = None,
+          isolation: Sequence[str] | None = None) -> Plan:
+    """The sandbox plan for ``command`` run from ``cwd`` (``isolation``: the namespace options
+    :func:`agent_hooks_sandbox.probe.check` found this bubblewrap supports)."""
+    env = os.environ if env is None else env
+    home = os.path.realpath(os.path.expanduser("~"))
+    project = project_root(cwd)
+    notes: list[str] = []
+    exc = exception_for(config, command)
+    network = (exc or {}).get("network") or config["network"]
+    extra_writable = list((exc or {}).get("writable") or ())
+
+    hidden_cp, read_only = control_plane(cwd, env)
+    hidden_all = [_expand(h, project, home) for h in config["hidden"]] + hidden_cp
+
+    found: list[str] = []  # what exists of them, by the path given and by where it leads
+    for path in hidden_all:
+        if os.path.lexists(path):
+            for variant in (path, os.path.realpath(path)):
+                if variant not in found and os.path.lexists(variant):
+                    found.append(variant)
+    trees = [h for h in found if os.path.isdir(h) and not os.path.islink(h)]
+    hidden = [h for h in found if not any(t != h and _inside(h, t) for t in trees)]
+
+    writable: list[str] = []
+    for raw in [*config["writable"], *extra_writable]:
+        real = os.path.realpath(_expand(raw, project, home))
+        if real == "/" or _inside(home, real):
+            notes.append(f"writable {raw!r} ({real}) refused: it holds your home directory")
+            continue
+        if not os.path.exists(real):
+            continue
+        if any(_inside(real, h) for h in hidden):
+            notes.append(f"writable {raw!r} refused: it is inside a hidden path")
+            continue
+        if real not in writable:
+            writable.append(real)
+    read_only = [*read_only, *(_expand(p, project, home) for p in config["read_only"])]
+    ro = sorted({real for real in (os.path.realpath(p) for p in read_only if os.path.exists(p))
+                 if any(_inside(real, w) for w in writable)})
+    # control-plane files that do not exist yet inside a writable root (a host's project hook
+    # configuration): the directory that would hold one is made read-only, or, missing too, an
+    # empty read-only one is put there (an empty directory on disk, which git does not see)
+    sealed: list[str] = []
+    for path in hidden_cp:
+        owner = next((w for w in writable if _inside(path, w) and path != w), None)
+        if owner is None or os.path.lexists(path):
+            continue
+        top = os.path.join(owner, os.path.relpath(path, owner).split(os.sep)[0])
+        if os.path.basename(top) == PROJECT_DIR or any(_inside(top, h) for h in hidden):
+            continue  # a new project settings file is the trust store's to judge; creating the
+            # directory would make this a project
+        if os.path.isdir(top) and not os.path.islink(top):
+            if top not in ro:
+                ro.append(top)
+        elif not os.path.lexists(top) and top not in sealed:
+            sealed.append(top)
+
+    program = bwrap or find_program(str(config["bwrap"])) or str(config["bwrap"])
+    shell = str(config["shell"])
+    if not os.access(shell, os.X_OK):
+        shell = "/bin/sh"
+    # --as-pid-1: the first process inside is our prelude, which execs the command's shell with the
+    # secret-named variables gone; bwrap's own pid-1 reaper would keep the original environment
+    # readable at /proc/1/environ
+    if isolation is None:
+        isolation = probe.check(program)[1]
+    argv: list[str] = [program, *isolation]
+    if network == "off":
+        argv.append("--unshare-net")
+    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for path in writable:
+        argv += ["--bind", path, path]
+    for path in ro:
+        argv += ["--ro-bind", path, path]
+    for path in sealed:
+        argv += ["--tmpfs", path, "--remount-ro", path]
+    for path in hidden:
+        if os.path.isdir(path) and not os.path.islink(path):
+            argv += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            argv += ["--ro-bind", "/dev/null", path]
+    unset = secret_env(config, env)
+    for name in unset:
+        argv += ["--unsetenv", name]
+    argv += ["--", shell, "-c", prelude(config, shell, isinstance(command, str)), "agent-hooks-sandbox"]
+    argv += [command] if isinstance(command, str) else [str(c) for c in command]
+    return Plan(tuple(argv), project, tuple(writable), tuple([*ro, *sealed]), tuple(hidden), network, tuple(unset),
+                (exc or {}).get("match"), tuple(notes))
