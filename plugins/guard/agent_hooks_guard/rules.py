@@ -815,17 +815,26 @@ def _script_run(cmd: Command) -> str | None:
 
 def download_then_run(commands: list[Command]) -> Finding | None:
     """``curl -o /tmp/i.sh URL && bash /tmp/i.sh``: a file downloaded earlier in the same line is run."""
-    saved: set[str] = set()
+    saved: dict[str, str] = {}  # file name -> how it was made
     for cmd in commands:
         files = _saved_files(cmd)
         if files:
-            saved.update(f.rstrip("/").rsplit("/", 1)[-1] for f in files)
+            saved.update((f.rstrip("/").rsplit("/", 1)[-1], "downloaded") for f in files)
             continue
+        # base64 -d > f, curl URL | base64 -d > f: a file made from a decoder's or downloader's output
+        outputs = [t for op, t in cmd.redirects if op in (">", ">|", ">>", "&>") and t]
+        if cmd.name == "tee":
+            outputs += [a for a in cmd.args if not a.startswith("-")]
+        # only a command that writes a file asks where its input came from (upstream() walks the pipeline)
+        made = outputs and (_produces_script(cmd) or next((w for w in map(_produces_script, cmd.feeders) if w), None))
+        if made:
+            saved.update((t.rstrip("/").rsplit("/", 1)[-1], f"written from {made} output") for t in outputs)
         if not saved:
             continue
         target = _script_run(cmd)
         if target and target.rstrip("/").rsplit("/", 1)[-1] in saved:
-            return Finding("pipe-to-shell", f"runs {target}, downloaded earlier in the same command")
+            how = saved[target.rstrip("/").rsplit("/", 1)[-1]]
+            return Finding("pipe-to-shell", f"runs {target}, {how} earlier in the same command")
     return None
 
 
