@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from ..bridges import registry
-from ..bridges.base import CommandOptions, HostAnswer, UsageError, parse_command_args
+from ..bridges.base import CommandOptions, HostAdapter, HostAnswer, UsageError
 from ..transports import dispatch
 from ..transports.process import default_runtime_factory
 from .pool import Pool
@@ -53,7 +53,7 @@ class Service:
 
     # -- hosts ----------------------------------------------------------------------------------
 
-    def adapter(self, host: str) -> Any:
+    def adapter(self, host: str) -> HostAdapter:
         record = registry.find(host)
         if record is None:
             raise RequestError(404, f"unknown host {host!r} (known: {', '.join(sorted(registry.names()))})")
@@ -75,13 +75,11 @@ class Service:
     def _host_event(self, host: str, args: list[str], raw: bytes, threaded: bool, inline: bool = False) -> HostAnswer:
         base = self.adapter(host)
         try:
-            parse = getattr(base, "parse_args", None)
-            options: CommandOptions = parse(args) if parse is not None else parse_command_args(args)
+            options = base.parse_args(args)
         except UsageError as exc:
             _, name, _ = dispatch.decode(base, raw)
             return base.failure(name, str(exc))
-        configure = getattr(base, "configure", None)
-        adapter = configure(options) if configure is not None else base
+        adapter = base.configure(options)
         event, name, problem = dispatch.decode(adapter, raw, options.event)
         if problem is not None or event is None:
             return adapter.failure(name, problem or "unreadable event")
@@ -107,10 +105,10 @@ class Service:
         except ValueError as exc:
             return adapter.failure(name, f"the worker's answer is unreadable ({exc})")
 
-    def _deadline(self, adapter: Any) -> float:
+    def _deadline(self, adapter: HostAdapter) -> float:
         if self.deadline is not None:
             return self.deadline
-        return min(float(getattr(adapter, "answer_deadline", MAX_DEADLINE)), MAX_DEADLINE)
+        return min(float(adapter.answer_deadline), MAX_DEADLINE)
 
     def _builder(self, options: CommandOptions) -> Any:
         """``build(runtime_options)`` for dispatch.answer: the pooled runtime, with this request's

@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import BridgeInputError, HostAnswer
+from ..base import BridgeInputError, HostAdapter, HostAnswer
 from .shape import ToolShape, tool_call
 
 if TYPE_CHECKING:
@@ -112,10 +112,9 @@ class Turn:
         return inject if isinstance(inject, str) and inject else None
 
 
-class Adapter:
+class Adapter(HostAdapter):
     """Stateless host adapter: subclasses set ``name``, ``GATING`` and ``on_<Event>(turn)`` methods."""
 
-    name = ""
     #: the field of the event that names it
     EVENT_KEY = "hook_event_name"
     #: events on which our failure must become a deny
@@ -186,9 +185,6 @@ class Adapter:
             if type(item).__name__ == "HookError":
                 answer.stderr.append(f"agent-hooks: {item}")
         return answer
-
-    def failure(self, event_name: str | None, problem: str) -> HostAnswer:  # pragma: no cover - abstract
-        raise NotImplementedError
 
 
 def fail_reason(problem: str) -> str:
