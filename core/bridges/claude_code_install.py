@@ -302,7 +302,7 @@ def merged(settings: dict[str, Any], command: str, prefix: list[str], path: Path
            token: str | None = None) -> dict[str, Any]:
     """``settings`` with our entries for ``events``, in place of any earlier ones of ours (of any
     transport). The http transport also sets ``env.AGENT_HOOKS_TOKEN`` to ``token``."""
-    new = json.loads(json.dumps(settings))
+    new: dict[str, Any] = json.loads(json.dumps(settings))
     hooks = _hooks_of(new, path)
     _set_token(new, token if transport == "http" else None, path)
     for event in events:
@@ -333,7 +333,7 @@ def merged(settings: dict[str, Any], command: str, prefix: list[str], path: Path
 
 def removed(settings: dict[str, Any], path: Path = Path("settings.json")) -> dict[str, Any]:
     """``settings`` without any handler of ours; groups and events emptied by that go too."""
-    new = json.loads(json.dumps(settings))
+    new: dict[str, Any] = json.loads(json.dumps(settings))
     _set_token(new, None, path)
     if "hooks" not in new:
         return new

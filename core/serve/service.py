@@ -15,7 +15,8 @@ import contextvars
 import json
 import threading
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ..bridges import registry
 from ..bridges.base import CommandOptions, HostAdapter, HostAnswer, UsageError
@@ -25,6 +26,8 @@ from .pool import Pool
 from .stats import Stats
 
 MAX_DEADLINE = 55.0
+
+T = TypeVar("T")
 
 
 class RequestError(Exception):
@@ -49,7 +52,7 @@ class Service:
             except ValueError:
                 deadline = None
         self.deadline = deadline
-        self._adapters: dict[str, Any] = {}
+        self._adapters: dict[str, HostAdapter] = {}
 
     # -- hosts ----------------------------------------------------------------------------------
 
@@ -125,9 +128,9 @@ class Service:
         return build
 
     @staticmethod
-    def _with_deadline(work: Any, deadline: float, late: Any) -> Any:
+    def _with_deadline(work: Callable[[], T], deadline: float, late: Callable[[], T]) -> T:
         """``work()`` in a daemon thread (with this context); ``late()`` if it takes past ``deadline``."""
-        box: list[Any] = []
+        box: list[T | BaseException] = []
         done = threading.Event()
         context = contextvars.copy_context()
 
@@ -247,7 +250,7 @@ class Service:
 _SCOPES: contextvars.ContextVar[Any] = contextvars.ContextVar("agent_hooks_serve_scope", default=None)
 
 
-def _scoped(work: Any) -> Any:
+def _scoped(work: Callable[[], T]) -> T:
     try:
         return work()
     finally:
