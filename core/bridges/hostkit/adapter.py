@@ -104,6 +104,30 @@ class Turn:
             return "allow", str(data.get("reason") or ""), changed if isinstance(changed, dict) and changed != original else None
         return None, "", None
 
+    def user_prompt(self, block: str) -> tuple[HostAnswer | None, list[str]]:
+        """Fire ``pre_message`` for the event's ``prompt``: (the host's answer when a plugin blocked
+        it: ``{"decision": block, "reason"}``, else None; the context to give the model: the prompt
+        as rewritten, and what ``pre_system_prompt`` injects). Hosts that cannot replace the prompt
+        hand a rewrite to the model as context."""
+        prompt = self.text("prompt")
+        if prompt is None:
+            raise BridgeInputError(f"{self.name} event without a prompt")
+        out = self.fire("pre_message", {"prompt": prompt})
+        data = out.data or {}
+        if out.decision == "blocked":
+            from .gate import stopper
+
+            who = stopper(out) or "a plugin"
+            return HostAnswer(body={"decision": block, "reason": out.reason or f"the prompt was blocked by {who}"},
+                              blocked=True), []
+        texts = []
+        new = data.get("prompt")
+        if isinstance(new, str) and new != prompt:
+            texts.append(f"agent-hooks: {', '.join(out.answered) or 'a plugin'} rewrote the user's prompt; "
+                         f"treat this as the prompt:\n{new}")
+        inject = self.system_prompt()
+        return None, [*texts, *([inject] if inject else [])]
+
     def system_prompt(self) -> str | None:
         """What ``pre_system_prompt`` handlers inject (hosts put it into the model's context)."""
         if not self.rt.implementers("pre_system_prompt"):
