@@ -83,6 +83,26 @@ CLI = [
     "env AGENT_X=1 agenthooks plugins disable guard",
     "bash -c 'agenthooks plugins disable guard'",
 ]
+#: agent-hooks' own variables, set or cleared for what a command starts (a nested agent's hooks)
+ENVIRONMENT = [
+    "AGENT_HOOKS_PLUGINS=audit claude -p hi",
+    "env AGENT_HOOKS_HOME=/tmp/evil codex exec hi",
+    "export AGENT_HOOKS_HOME=/tmp/evil",
+    "AGENT_HOOKS_PLUGINS=audit; export AGENT_HOOKS_PLUGINS; claude -p hi",
+    "declare -x AGENT_HOOKS_PLUGINS=audit",
+    "unset AGENT_HOOKS_HOME",
+    "env -u AGENT_HOOKS_HOME claude -p hi",
+    "bash -c 'AGENT_HOOKS_PLUGINS=audit gemini -p hi'",
+]
+#: installs into (or out of) the environment agent-hooks runs from: a new distribution is a new plugin
+INSTALLS = [
+    f"{PY} -m pip install evil-plugin",
+    f"{PY} -m pip uninstall -y agent-hooks-guard",
+    f"{Path(PY).parent}/pip install -e /tmp/evil",
+    f"uv pip install --python {PY} evil-plugin",
+    f"pip install --target {SITE} evil",
+    f"pip install --prefix={Path(SITE).parents[2]} evil",
+]
 ALLOWED = [
     "cat {u}/settings.toml",
     "ls {u}/hooks",
@@ -94,6 +114,12 @@ ALLOWED = [
     "echo x > notes.txt",
     "rm -rf build",
     "ln -s {u}/settings.toml my-settings.toml",
+    "find . -name '*.pyc' -delete",
+    "find . -type d -name __pycache__ -exec rm -rf {{}} +",
+    "find {u} -name '*.toml' -exec grep -l guard {{}} +",
+    "pip install --target ./vendor requests",
+    "echo 'set AGENT_HOOKS_HOME=... to move the settings'",
+    "env FOO=1 make test",
 ]
 
 
@@ -125,6 +151,36 @@ def test_a_write_to_the_control_plane_is_denied(template: str, project: Path, _i
 def test_our_cli_weakening_policy_is_denied_in_any_spelling(command: str, project: Path) -> None:
     out = _rt(project).fire("pre_tool", {"tool_name": "bash", "arguments": {"command": command}})
     assert out.decision == "blocked" and "[guard:control-plane]" in out.reason, (command, out.reason)
+
+
+@pytest.mark.parametrize("command", ENVIRONMENT + INSTALLS)
+def test_our_variables_and_our_environment_are_the_control_plane_too(command: str, project: Path) -> None:
+    out = _rt(project).fire("pre_tool", {"tool_name": "bash", "arguments": {"command": command}})
+    assert out.decision == "blocked" and "[guard:control-plane]" in out.reason, (command, out.reason)
+
+
+@pytest.mark.parametrize("command", [
+    "find {u}/.. -name settings.toml -delete",
+    "find {u}/.. -name '*.toml' -delete",
+    "find {u}/.. -path '*hooks*' -exec rm {{}} +",
+    "find {u}/.. -name '*.py' -exec sed -i s/a/b/ {{}} +",
+    "find {u}/.. -newer /tmp -delete",
+])
+def test_a_find_that_can_reach_the_control_plane_is_denied(command: str, project: Path,
+                                                          _isolated_home: Path) -> None:
+    (_isolated_home / "hooks").mkdir(exist_ok=True)
+    (_isolated_home / "settings.toml").write_text("")
+    (_isolated_home / "hooks" / "zz.py").write_text("")
+    command = _fill(command, _isolated_home)
+    out = _rt(project).fire("pre_tool", {"tool_name": "bash", "arguments": {"command": command}})
+    assert out.decision == "blocked" and "[guard:control-plane]" in out.reason, (command, out.reason)
+
+
+def test_a_find_whose_names_cannot_reach_the_control_plane_passes(project: Path, _isolated_home: Path) -> None:
+    (_isolated_home / "settings.toml").write_text("")
+    command = _fill("find {u}/.. -name '*.pyc' -delete", _isolated_home)
+    out = _rt(project).fire("pre_tool", {"tool_name": "bash", "arguments": {"command": command}})
+    assert out.decision == "allowed", out.reason
 
 
 @pytest.mark.parametrize("template", ALLOWED)

@@ -8,6 +8,7 @@ this module renders. After changing the variants or the guard, rewrite it with::
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -574,6 +575,23 @@ def _reason(text: str) -> str:
 
 
 def render() -> str:
+    """The table, decided with an empty home directory: what the guard finds below ``~`` on the
+    machine that renders it (protected paths that exist there) must not change the file."""
+    import tempfile
+
+    saved = os.environ.get("HOME")
+    with tempfile.TemporaryDirectory(prefix="agent-hooks-variants-home-") as home:
+        os.environ["HOME"] = home
+        try:
+            return _render()
+        finally:
+            if saved is None:
+                os.environ.pop("HOME", None)
+            else:
+                os.environ["HOME"] = saved
+
+
+def _render() -> str:
     rt = make_runtime()
     lines = [
         "# agent-hooks-guard: the variants tried",

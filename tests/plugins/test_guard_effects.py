@@ -38,6 +38,9 @@ SAME_EFFECT = [
     ("node -e \"require('fs').rmSync(require('os').homedir(), {recursive: true})\"", "rm-broad"),
     # names resolved as the shell would
     ("rm -rf \"${HOME:-/tmp}\"", "rm-broad"),
+    ("rm -rf ${HOME%/}", "rm-broad"),
+    ("rm -rf ${HOME%%/x*}", "rm-broad"),
+    ("rm -rf /${HOME#/}", "rm-broad"),
     ("rm -rf {~,/tmp/x}", "rm-broad"),
     ("rm -rf /home/$USER", "rm-broad"),
     ("cd ~ && rm -rf -- *", "rm-broad"),

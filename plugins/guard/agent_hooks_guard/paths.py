@@ -16,7 +16,7 @@ import functools
 import os
 import re
 
-_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+?])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
+_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+?]|%%?|##?)([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
 #: top-level directories of the system: a relative word naming one from / is still broad
 _SYSTEM_TOP = frozenset({"bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "opt", "proc", "root", "run",
                          "sbin", "srv", "sys", "usr", "var", "Users", "System", "Library", "Applications"})
@@ -70,6 +70,27 @@ def _variable(name: str, cwd: str, home: str) -> str | None:
     return os.environ.get(name)
 
 
+def _trim(value: str, op: str, pattern: str) -> str:
+    """``${VAR%pat}``, ``%%``, ``#``, ``##``: the shortest or longest suffix or prefix matching the glob
+    ``pat`` removed, as the shell does (values are short: the splits are few)."""
+    import fnmatch
+
+    if len(value) > 4096:
+        return value
+    cuts = range(len(value) + 1)
+    if op[0] == "%":
+        order = reversed(cuts) if op == "%" else cuts  # shortest suffix: cut late; longest: cut early
+        for k in order:
+            if fnmatch.fnmatchcase(value[k:], pattern):
+                return value[:k]
+    else:
+        order = cuts if op == "#" else reversed(cuts)
+        for k in order:
+            if fnmatch.fnmatchcase(value[:k], pattern):
+                return value[k:]
+    return value
+
+
 def expand_vars(word: str, cwd: str, home: str) -> str | None:
     """``$HOME``, ``$USER``, ``${VAR:-default}``, ``$AGENT_HOOKS_HOME`` ... as the shell would expand
     them here; None when one is unknown and has no default."""
@@ -87,6 +108,8 @@ def expand_vars(word: str, cwd: str, home: str) -> str | None:
         if value is None:
             unknown = True
             return m.group(0)
+        if op and op[0] in "%#":
+            return _trim(value, op, default or "")
         return value
 
     out = _VAR.sub(repl, word)

@@ -60,6 +60,16 @@ def covering(path: str, cwd: str, env: Mapping[str, str] | None = None, recursiv
     return None
 
 
+def below(path: str, cwd: str, env: Mapping[str, str] | None = None) -> list[tuple[str, bool, str]]:
+    """The protected paths inside the directory ``path`` as ``(path, tree, kind)`` ([] without the core's set)."""
+    core = _core()
+    if core is None:
+        return []
+    full = os.path.realpath(os.path.join(cwd, path))
+    prefix = full.rstrip("/") + "/"
+    return [(p.path, p.tree, p.kind) for p in core.protected_paths(cwd=cwd, env=env) if p.path.startswith(prefix)]
+
+
 def exact_paths(cwd: str, env: Mapping[str, str] | None = None) -> frozenset[str] | None:
     """Every protected path itself (files and tree roots), or None without the core's set."""
     core = _core()

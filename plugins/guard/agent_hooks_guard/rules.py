@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
@@ -136,10 +137,14 @@ def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
         yield Finding("control-plane", f"runs agent-hooks with a command that weakens its policy "
                                        f"({' '.join(a for a in cmd.args[:3] if not a.startswith('-'))})")
         return
+    why = our_env_change(cmd) or installs_into_our_environment(cmd, pol) or find_reaching_the_plane(cmd, pol)
+    if why:
+        yield Finding("control-plane", why)
+        return
     if not write_targets(cmd):
         return
     # a recursive change reaches what is below its target too; a broad target is rm-broad's to judge,
-    # and find -delete's filters decide what it reaches
+    # and find -delete's filters decide what it reaches (find_reaching_the_plane)
     changes = [(e.target, e.recursive and e.how != "find -delete") for e in file_effects(cmd) if e.kind in CHANGES]
     changes += [(t, False) for t in write_targets(cmd) if all(t != c for c, _ in changes)]
     for t, recursive in changes:
@@ -156,6 +161,198 @@ def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
                     yield Finding("control-plane", f"{t} {verb} agent-hooks' control plane ({hit.kind}): "
                                                    f"changing it could switch the guard off")
                     return
+
+
+_OUR_ENV = re.compile(r"^AGENT_HOOKS_[A-Za-z0-9_]*=")
+_DECLARES = frozenset({"export", "declare", "typeset", "readonly", "local"})
+
+
+def our_env_change(cmd: Command) -> str | None:
+    """Setting or clearing an ``AGENT_HOOKS_*`` variable: it changes which settings and plugins the
+    hooks of everything started from that shell load (a nested ``claude -p`` would run without the
+    guard), whatever the command it prefixes."""
+    raw = cmd.raw or cmd.argv
+    words = list(raw[:max(len(raw) - len(cmd.argv), 0)])  # assignments and wrappers before the program
+    if cmd.name in _DECLARES:
+        words += cmd.args
+    for w in words:
+        if _OUR_ENV.match(w):
+            return f"sets {w.split('=', 1)[0]}, which changes what agent-hooks loads for the commands it starts"
+    cleared = [a for k, a in enumerate(raw) if a.startswith("AGENT_HOOKS_") and (
+        cmd.name == "unset" or (k and raw[k - 1] in ("-u", "--unset")))]
+    cleared += [a.split("=", 1)[1] for a in raw if a.startswith("--unset=AGENT_HOOKS_")]
+    if cleared:
+        return f"clears {cleared[0]}, which changes what agent-hooks loads for the commands it starts"
+    if "env" in (cmd.wrappers or []) and any(a in ("-i", "--ignore-environment", "-") for a in raw) and any(
+            k.startswith("AGENT_HOOKS_") for k in os.environ):
+        return "starts a command without agent-hooks' environment (env -i), which changes what it loads"
+    return None
+
+
+#: package installers and the subcommands that change an environment
+_PIP_CHANGES = frozenset({"install", "uninstall"})
+
+
+def installs_into_our_environment(cmd: Command, pol: Policy) -> str | None:
+    """``pip``/``python -m pip``/``uv pip`` installing into or uninstalling from the Python environment
+    agent-hooks runs from (a new distribution there is a new plugin, a ``.pth`` runs at every start),
+    its user site, or a target directory the control plane covers."""
+    name, args = cmd.name, cmd.args
+    raw = cmd.raw or cmd.argv
+    program = raw[len(raw) - len(cmd.argv)] if cmd.argv and len(raw) >= len(cmd.argv) else name
+    rest: list[str]
+    if re.fullmatch(r"pip[0-9.]*", name):
+        rest = args
+    elif re.fullmatch(r"python[0-9.]*|pypy[0-9.]*", name) and "-m" in args[:3] and \
+            args[args.index("-m") + 1:args.index("-m") + 2] == ["pip"]:
+        rest = args[args.index("-m") + 2:]
+    elif name == "uv" and args[:1] == ["pip"]:
+        rest = args[1:]
+        target_python = next((args[k + 1] for k, a in enumerate(args[:-1]) if a in ("--python", "-p")), None)
+        if target_python is None:
+            target_python = next((a.split("=", 1)[1] for a in args if a.startswith("--python=")), None)
+        program = target_python or (os.path.join(os.environ["VIRTUAL_ENV"], "bin", "python")
+                                    if os.environ.get("VIRTUAL_ENV") else "")
+    else:
+        return None
+    verb = next((a for a in rest if not a.startswith("-")), "")
+    label = {"uv": "uv pip"}.get(name, name if name.startswith("pip") else f"{name} -m pip")
+    if verb not in _PIP_CHANGES:
+        return None
+    for k, a in enumerate(rest):
+        value = rest[k + 1] if a in ("-t", "--target", "--prefix", "--root") and k + 1 < len(rest) else (
+            a.split("=", 1)[1] if a.startswith(("--target=", "--prefix=", "--root=")) else None)
+        if value:
+            for cwd in pol.cwds(cmd):
+                for path in pol.candidates(value, cwd):
+                    if pol.covering(path, cwd, recursive=True) is not None:
+                        return f"{label} {verb} into {value}, part of agent-hooks' control plane (environment)"
+    if "--user" in rest:
+        import site
+
+        if site.ENABLE_USER_SITE:  # our interpreter imports from the user site (no virtual environment)
+            return f"{label} {verb} --user changes the user site agent-hooks loads from"
+    if program and _is_our_environment(program):
+        return f"{label} {verb} changes the Python environment agent-hooks runs from (its plugins)"
+    return None
+
+
+def _is_our_environment(program: str) -> bool:
+    """Whether ``program`` (a word as written, or a PATH lookup) belongs to an environment whose
+    ``site-packages`` this process imports from (ours, or a base one it shares)."""
+    import glob
+    import shutil
+    import sys
+
+    found = program if "/" in program else shutil.which(program)
+    if not found:
+        return False
+    root = os.path.dirname(os.path.dirname(os.path.abspath(os.path.expanduser(found))))
+    ours = {os.path.realpath(p) for p in sys.path if p}
+    return any(os.path.realpath(sp) in ours
+               for sp in glob.glob(os.path.join(glob.escape(root), "lib*", "python*", "site-packages")))
+
+
+#: programs that only read what find hands them: anything else run by -exec may change it
+_FIND_READERS = frozenset({"cat", "ls", "stat", "file", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg",
+                           "md5sum", "sha1sum", "sha256sum", "sha512sum", "du", "echo", "printf", "test", "[",
+                           "basename", "dirname", "realpath", "readlink", "jq", "less", "more", "od", "xxd",
+                           "diff", "cmp", "awk", "true"})
+_FIND_ACTIONS = ("-exec", "-execdir", "-ok", "-okdir")
+#: find tests that only narrow by name; any other test (or -o, !, a parenthesis) is taken to match
+_FIND_NARROWING = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"})
+_FIND_HARMLESS = frozenset({"-type", "-xtype", "-maxdepth", "-mindepth", "-print", "-print0", "-ls", "-depth", "-prune",
+                            "-mount", "-xdev", "-follow", "-L", "-P", "-H", "-newer", "-mtime", "-mmin",
+                            "-size", "-empty", "-user", "-group", "-perm", "-delete"})
+
+
+def find_reaching_the_plane(cmd: Command, pol: Policy) -> str | None:
+    """``find DIR ... -delete`` or ``-exec CMD`` that could reach a protected path below DIR: its name
+    tests are matched against the protected paths that exist there (a tree counts as matched:
+    what is inside it is not listed), any other test is taken to match."""
+    if cmd.name != "find":
+        return None
+    args = cmd.args
+    changing = "-delete" in args or any(
+        a in _FIND_ACTIONS and k + 1 < len(args) and args[k + 1].rsplit("/", 1)[-1] not in _FIND_READERS
+        for k, a in enumerate(args))
+    if not changing:
+        return None
+    starts = []
+    for a in args:
+        if a.startswith(("-", "(", "!")):
+            break
+        starts.append(a)
+    tests = _find_name_tests(args[len(starts):])
+    if tests and any(op in ("-name", "-iname") and (pat.endswith((".pyc", ".pyo")) or pat == "__pycache__")
+                     for op, pat in tests):
+        return None  # bytecode is derived: Python writes it again from the sources, nothing else changes
+
+    for s in starts or ["."]:
+        for cwd in pol.cwds(cmd):
+            for start in pol.candidates(s, cwd):
+                hit = pol.covering(start, cwd)
+                if hit is not None:
+                    return f"find {s} changes agent-hooks' control plane ({hit.kind})"
+                for item_path, tree, kind in plane.below(start, cwd):
+                    if not os.path.lexists(item_path):
+                        continue
+                    reached = _find_matches(item_path, tests) if not tree else any(
+                        _find_matches(p, tests) for p in _tree_paths(item_path))
+                    if reached:
+                        return (f"find {s} can reach agent-hooks' control plane ({kind}): "
+                                f"changing it could switch the guard off")
+    return None
+
+
+def _find_matches(path: str, tests: list[tuple[str, str]] | None) -> bool:
+    import fnmatch
+
+    if tests is None:
+        return True
+    base = os.path.basename(path)
+    return all(fnmatch.fnmatchcase(base, pat) if op == "-name" else
+               fnmatch.fnmatch(base.lower(), pat.lower()) if op == "-iname" else
+               fnmatch.fnmatchcase(path, pat) for op, pat in tests)
+
+
+#: in a tree too large to list, the kinds of file that decide what runs stand for its contents:
+#: Python sources and native extensions, .pth files, distribution metadata, settings, scripts
+_DECIDING = ("x.py", "x.pth", "x.so", "settings.toml", "hooks.json", "x.dist-info/RECORD",
+             "x.dist-info/METADATA", "x.dist-info/entry_points.txt", "x.sh", "x.js")
+
+
+def _tree_paths(root: str, limit: int = 256) -> Iterator[str]:
+    """``root`` and what is below it, at most ``limit`` entries; past that, the deciding kinds."""
+    yield root
+    n = 0
+    for here, dirs, files in os.walk(root):
+        for name in (*dirs, *files):
+            n += 1
+            if n > limit:
+                yield from (os.path.join(root, "x", d) for d in _DECIDING)
+                return
+            yield os.path.join(here, name)
+
+
+def _find_name_tests(expr: list[str]) -> list[tuple[str, str]] | None:
+    """The name tests of a find expression that is a plain conjunction, or None (match anything)."""
+    out: list[tuple[str, str]] = []
+    k = 0
+    while k < len(expr):
+        a = expr[k]
+        if a in _FIND_ACTIONS:
+            return out  # what follows is the command
+        if a in _FIND_NARROWING and k + 1 < len(expr):
+            out.append(("-name" if a == "-name" else ("-iname" if a == "-iname" else "-path"), expr[k + 1]))
+            k += 2
+            continue
+        if a in _FIND_HARMLESS:
+            k += 2 if a in ("-type", "-xtype", "-maxdepth", "-mindepth", "-newer", "-mtime", "-mmin", "-size",
+                             "-user", "-group", "-perm") else 1
+            continue
+        return None  # -o, !, (, -regex ...: anything may match
+    return out
 
 
 def our_cli_weakening(cmd: Command) -> str | None:

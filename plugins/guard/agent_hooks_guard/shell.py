@@ -689,7 +689,12 @@ class _Parser:
             for w in words:
                 name, _, value = w.partition("=")
                 self.env[name] = value
-            if not redirects:
+            if any(w.startswith("AGENT_HOOKS_") for w in words):
+                # agent-hooks' own variables change what every command started later loads: judged as
+                # the export they may amount to (an exported variable stays exported when reassigned)
+                words = raw = ["export", *words]
+                k = 0
+            elif not redirects:
                 return None
         rest = words[k:]
         while rest and rest[0] in _RESERVED:
