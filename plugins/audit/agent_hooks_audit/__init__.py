@@ -32,7 +32,7 @@ from agent_hooks_core import hookimpl
 if TYPE_CHECKING:
     from agent_hooks_core.secret_formats import Redactor
 
-    from .store import AuditStore
+    from .backend import AuditBackend
 
 __all__ = ["hook_called", "host_event", "plugin_config_model", "register_commands", "session_summary"]
 
@@ -61,7 +61,7 @@ class _Recorder:
                            if is_url(self.path) else {})
 
     @property
-    def store(self) -> AuditStore:
+    def store(self) -> AuditBackend:
         from .store import store_for
 
         return store_for(self.path, self.busy_timeout, **self.pg_options)
