@@ -110,7 +110,7 @@ def resolve_store(db: str | None, ctx: typer.Context | None = None) -> AuditBack
 
 
 def _console() -> Any:
-    from agent_hooks_core.cli.common import console
+    from agent_hooks_core.cli import console
 
     return console()  # the terminal's width, else $COLUMNS, else 160
 
@@ -158,8 +158,7 @@ def print_rows(rows: list[dict[str, Any]], as_json: bool) -> None:
         for row in rows:
             sys.stdout.write(json.dumps(row_json(row), ensure_ascii=False, default=str) + "\n")
         return
-    from agent_hooks_core.cli.common import print_table
-    from agent_hooks_core.cli.tables import Column
+    from agent_hooks_core.cli import Column, print_table
     from rich.text import Text
 
     # readable at 80 columns: a table when it fits, else one record per event (cells are literal text)
@@ -214,8 +213,7 @@ def compute_stats(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 
 def print_stats(stats: dict[str, Any], store: AuditBackend) -> None:
-    from agent_hooks_core.cli.common import print_table, say
-    from agent_hooks_core.cli.tables import Column
+    from agent_hooks_core.cli import Column, print_table, say
     from rich.text import Text
 
     console = _console()
@@ -421,7 +419,7 @@ def make_app() -> typer.Typer:
 
 
 def _line_printer(as_json: bool) -> Any:
-    from agent_hooks_core.cli.common import say
+    from agent_hooks_core.cli import say
 
     console = None if as_json else _console()
 
