@@ -164,3 +164,22 @@ def test_importing_the_public_cli_api_loads_nothing_heavy() -> None:
             "print(sorted(m for m in ('rich', 'typer', 'agent_hooks_core.cli.common') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+#: what a hook implementation's arguments are, as the hookspecs declare them
+_ARGUMENT_TYPES = {"ctx": "HookContext", "event": "HookEvent", "outcome": "Outcome"}
+
+
+def test_first_party_hook_implementations_use_cores_types() -> None:
+    bad = []
+    for _, path in _plugin_sources():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef) or not any(
+                    "hookimpl" in ast.unparse(d) for d in node.decorator_list):
+                continue
+            for arg in node.args.args:
+                want = _ARGUMENT_TYPES.get(arg.arg)
+                got = ast.unparse(arg.annotation) if arg.annotation is not None else None
+                if want is not None and got != want:
+                    bad.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}({arg.arg}: {got})")
+    assert bad == []
