@@ -13,7 +13,7 @@ import sys
 
 if __name__ == "__main__" and sys.path:
     # `python -m agent_hooks_core` puts the working directory (an agent's project, untrusted) first
-    # on sys.path: a tomllib.py or *.dist-info there must not be imported (issue 17.14)
+    # on sys.path: a tomllib.py or *.dist-info there must not be imported: the project is the agent's
     try:
         _cwd = os.path.realpath(os.getcwd())
     except OSError:

@@ -46,7 +46,7 @@ KNOWN_KEYS = frozenset({*_LIST_KEYS, "hook_timeout", "timeouts", "chibi_plugins"
 #: keys whose values make the runtime load code: in a project file they need `agenthooks trust`
 CODE_KEYS = ("hooks", "chibi_plugins")
 #: keys that can weaken a gating plugin (switch it off, reconfigure it, change its time limit):
-#: in a project file they apply only once the project is trusted (issue 17.5)
+#: in a project file they apply only once the project is trusted (the agent can write that file)
 POLICY_KEYS = ("disabled", "plugins", "hook_timeout", "timeouts", "stop_gate_limit")
 #: the keys an organisation file may set (no code: it is fetched, not reviewed)
 ORG_KEYS = frozenset({"disabled", "required", "plugins"})
