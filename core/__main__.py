@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     fast = fast_command(args)
     if args[:1] == ["serve"] and "--stdio" in args[1:]:  # one warm session over stdio (pi, omp, OpenCode)
-        from .transports.stdio import main as stdio_main
+        from .serve.stdio import main as stdio_main
 
         code = stdio_main([a for a in args[1:] if a != "--stdio"])
     elif fast is not None:
