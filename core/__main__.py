@@ -13,7 +13,7 @@ import sys
 
 if __name__ == "__main__" and sys.path:
     # `python -m agent_hooks_core` puts the working directory (an agent's project, untrusted) first
-    # on sys.path: a tomllib.py or *.dist-info there must not be imported (issue 17.14)
+    # on sys.path: a tomllib.py or *.dist-info there must not be imported: the project is the agent's
     try:
         _cwd = os.path.realpath(os.getcwd())
     except OSError:
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     fast = fast_command(args)
     if args[:1] == ["serve"] and "--stdio" in args[1:]:  # one warm session over stdio (pi, omp, OpenCode)
-        from .transports.stdio import main as stdio_main
+        from .serve.stdio import main as stdio_main
 
         code = stdio_main([a for a in args[1:] if a != "--stdio"])
     elif fast is not None:

@@ -1,4 +1,4 @@
-"""An organisation's policy: one settings file a team distributes to every machine (issue 14.4).
+"""An organisation's policy: one settings file a team distributes to every machine.
 
 The user settings name it::
 

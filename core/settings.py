@@ -25,7 +25,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +46,7 @@ KNOWN_KEYS = frozenset({*_LIST_KEYS, "hook_timeout", "timeouts", "chibi_plugins"
 #: keys whose values make the runtime load code: in a project file they need `agenthooks trust`
 CODE_KEYS = ("hooks", "chibi_plugins")
 #: keys that can weaken a gating plugin (switch it off, reconfigure it, change its time limit):
-#: in a project file they apply only once the project is trusted (issue 17.5)
+#: in a project file they apply only once the project is trusted (the agent can write that file)
 POLICY_KEYS = ("disabled", "plugins", "hook_timeout", "timeouts", "stop_gate_limit")
 #: the keys an organisation file may set (no code: it is fetched, not reviewed)
 ORG_KEYS = frozenset({"disabled", "required", "plugins"})
@@ -458,17 +458,23 @@ class Settings:
         required = self.required
         return next((required[k] for k in (normalize_name(n) for n in names if n) if k in required), None)
 
-    def plugin_state(self, names: Iterable[str], *, default: bool = True) -> tuple[bool, str | None]:
-        """Whether a plugin known by ``names`` (entry-point and distribution name) is enabled.
+    def plugin_state(self, names: Iterable[str], *, off_until_enabled: bool = False,
+                     selection: bool = True) -> tuple[bool, str | None]:
+        """Whether a plugin known by ``names`` (entry-point and distribution name) is enabled: the
+        one place that decides it (loading and ``agenthooks plugins enable|disable`` both ask here).
 
         Files apply in order (user, then project); in each, ``enabled`` re-enables and then
         ``disabled`` disables, so within one file ``disabled`` wins and the project overrides the
         user. A required plugin is not disabled by the user or project files; the organisation's
-        ``disabled`` wins over everything. ``default=False``: a plugin shipped off until enabled
-        (no file enables it: off). Returns (enabled, why-disabled).
+        ``disabled`` wins over everything. A plugin shipped ``off_until_enabled`` is off unless a
+        file enables it or ``AGENT_HOOKS_PLUGINS`` names it (the user asked for it; ``selection=False``
+        leaves that out, for what the files alone say). Returns (enabled, why-disabled).
         """
         names = [n for n in names if n]
         keys = {normalize_name(n) for n in names}
+        selected = (selection and self.plugins_env is not None
+                    and bool(keys & {normalize_name(n) for n in self.plugins_env}))
+        default = selected or not off_until_enabled
         enabled, reason = default, (None if default else OFF_UNTIL_ENABLED.format(name=names[0] if names else "?"))
         for f in self.files:
             if keys & {normalize_name(n) for n in f.get("enabled") or ()}:
@@ -481,6 +487,77 @@ class Settings:
         if org is not None and keys & {normalize_name(n) for n in org.get("disabled") or ()}:
             enabled, reason = False, f"disabled by {self.origin(org)}"
         return enabled, reason
+
+    def toggle(self, names: Iterable[str], spelled: str, enable: bool, target: Path, *,
+               off_until_enabled: bool = False, entry_point: bool = False) -> Toggle:
+        """What enabling or disabling a plugin in the settings file ``target`` takes, and what is
+        then true: worked out on these settings in memory, nothing read or written.
+
+        Enabling removes the plugin from ``target``'s ``disabled``; when that alone does not switch
+        it on (another file disables it, or it ships off until enabled), it is also added to
+        ``enabled`` unless the organisation disables it, which no file overrides. Disabling removes
+        it from ``enabled`` and adds it to ``disabled`` unless it is there already.
+        """
+        names = sorted({n for n in names if n})
+        keys = {normalize_name(n) for n in names}
+        project = target != self.user.path
+        current = next((f for f in self.files if f.path == target), None)
+        data = dict(current.data) if current is not None else {}
+
+        def listed(key: str) -> bool:
+            return bool(keys & {normalize_name(str(v)) for v in data.get(key) or ()})
+
+        def edited() -> Settings:
+            sf = (replace(current, data=dict(data)) if current is not None else
+                  SettingsFile(target, "project" if project else "user", data=dict(data), exists=True,
+                               base=target.parent.parent if project else target.parent))
+            if not project or current is self.user:
+                return replace(self, user=sf)
+            return replace(self, project=sf, project_root=self.project_root or target.parent.parent)
+
+        def state() -> tuple[bool, str | None]:
+            return edited().plugin_state(names, off_until_enabled=off_until_enabled, selection=False)
+
+        def drop(key: str) -> None:
+            data[key] = [v for v in data.get(key) or () if normalize_name(str(v)) not in keys]
+
+        add: tuple[str, str] | None = None
+        if enable:
+            remove = "disabled"
+            drop(remove)
+            enabled, reason = state()
+            by_organisation = bool(reason and reason.startswith("disabled by organisation policy"))
+            if not enabled and (project or off_until_enabled) and not by_organisation:
+                add = ("enabled", spelled)
+                data["enabled"] = [*(data.get("enabled") or ()), spelled]
+                enabled, reason = state()
+        else:
+            remove = "enabled"
+            if not listed("disabled"):
+                add = ("disabled", spelled)
+                data["disabled"] = [*(data.get("disabled") or ()), spelled]
+            drop(remove)
+            enabled, reason = state()
+            by_organisation = False
+        before: list[str] = []
+        after_lines: list[str] = []
+        if not enable:
+            required = self.required_by(names)
+            if required is not None:
+                before.append(f"note: {spelled} is required (in {required}): it still loads")
+        if enable and not enabled and by_organisation:
+            after_lines.append(f"note: {spelled} is still {reason}, which user and project settings cannot override")
+        elif enable and not enabled:
+            after_lines.append(f"note: {spelled} is still {reason}; run `agenthooks plugins enable {spelled}"
+                               f"{'' if project else ' --project'}` to override it")
+        if enable and enabled:
+            env = self.plugins_env
+            if env is not None and not any(normalize_name(n) in keys for n in env):
+                after_lines.append(f"note: {ENV_PLUGINS}={','.join(env)} does not select {spelled}")
+            elif env is None and not self.autoload and entry_point:
+                after_lines.append(f"note: {ENV_NO_AUTOLOAD}=1 keeps entry-point plugins from loading")
+        return Toggle(spelled, enable, target, (remove, tuple(names)), add, enabled, edited(), tuple(before),
+                      tuple(after_lines))
 
     def plugin_section(self, names: Iterable[str]) -> tuple[dict[str, Any] | None, list[str]]:
         """The merged ``[plugins.<name>]`` section and its files: project keys over user keys,
@@ -518,6 +595,42 @@ class Settings:
                                                           if k not in drop})
         notices = [*self.notices, *([notice] if notice else [])]
         return dataclasses.replace(self, project=project, notices=notices)
+
+
+@dataclass(frozen=True)
+class Toggle:
+    """An enable/disable of one plugin in one settings file (:meth:`Settings.toggle`): the edit
+    (:meth:`apply`, run by :func:`edit_file`) and what to say once it is made (:meth:`lines`)."""
+
+    name: str
+    enable: bool
+    target: Path
+    remove: tuple[str, tuple[str, ...]]
+    """(list key, names) taken out of that list"""
+    add: tuple[str, str] | None
+    """(list key, name) added to that list"""
+    enabled: bool
+    """whether the plugin is on once the edit is made"""
+    after: Settings = field(compare=False, repr=False)
+    """these settings as they are once the edit is made"""
+    notes_before: tuple[str, ...] = ()
+    notes_after: tuple[str, ...] = ()
+
+    def apply(self, doc: Any) -> bool:
+        """Make the edit in the parsed file ``doc``; True if it changed anything."""
+        changed = bool(list_remove(doc, *self.remove))
+        if self.add is not None:
+            changed = list_add(doc, *self.add) or changed
+        return changed
+
+    def lines(self, changed: bool, notes: Iterable[str] = ()) -> list[str]:
+        """What happened, then the notes; ``notes`` are the caller's (trust), placed after the first ones."""
+        verb = "Enabled" if self.enable else "Disabled"
+        if changed:
+            head = f"{verb} {self.name} in {self.target}" + ("" if self.enable else " (it will not be imported)")
+        else:
+            head = f"{self.name} is already {'enabled' if self.enable else 'disabled'} in {self.target}"
+        return [*self.notes_before, *notes, head, *self.notes_after]
 
 
 def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ What is pinned:
   keys (``order``, ``disabled``, a plugin section) does not revoke trust in its code;
 * the project settings' policy keys (``disabled``, ``[plugins.*]``, ``hook_timeout``,
   ``timeouts``), pinned apart: they can switch a gating plugin off, so an untrusted (or changed)
-  value is ignored with a notice rather than applied (issue 17.5);
+  value is ignored with a notice rather than applied;
 * each file the project settings' ``hooks`` names, wherever it lives: its content; a package
   (a directory with ``__init__.py``): every file in its tree, since any of them may be executed;
 * a project-configured chibi plugin directory: the names and contents of the files in it.
@@ -26,7 +26,7 @@ an agent's one allowed write would make code load in every later session, so a n
 user hook file does not load until a person runs ``agenthooks trust``, which shows what changed.
 
 Code is executed from the very bytes that were hashed (:func:`read_code`), never read twice, so a
-file rewritten between the check and the import cannot slip in (issue 17.12).
+file rewritten between the check and the import cannot slip in.
 """
 
 from __future__ import annotations

@@ -19,8 +19,6 @@ from ..settings import (
     SETTINGS_FILE,
     edit_file,
     find_project_root,
-    list_add,
-    list_remove,
     normalize_name,
     user_settings_path,
 )
@@ -140,58 +138,20 @@ def _spelling(name: str, found: list[Candidate]) -> str:
 def set_enabled(name: str, enable: bool, project: bool) -> list[str]:
     """Enable or disable ``name`` in the chosen settings file; returns the lines to print."""
     found = _candidates(name)
-    all_names = sorted({n for c in found for n in c.names})
-    spelled = _spelling(name, found)
     target = _target_file(project)
-    lines: list[str] = []
-    # a plugin shipped off until enabled is switched on by `enabled`, in either file
-    default = not any(c.record is not None and c.record.off_until_enabled for c in found)
-
-    def mutate(doc: Any) -> bool:
-        if enable:
-            removed = list_remove(doc, "disabled", all_names)
-            return bool(removed)
-        removed = list_remove(doc, "enabled", all_names)
-        present = {normalize_name(str(v)) for v in doc.get("disabled", ())}
-        if present & {normalize_name(n) for n in all_names}:
-            return bool(removed)
-        return list_add(doc, "disabled", spelled)
-
-    changed = edit_file(target, mutate)
     settings = common.settings()
-    state, reason = settings.plugin_state(all_names, default=default)
-    by_organisation = bool(reason and reason.startswith("disabled by organisation policy"))
-    if enable and not state and (project or not default) and not by_organisation:
-        edit_file(target, lambda doc: list_add(doc, "enabled", spelled))
-        changed = True
-        settings = common.settings()
-        state, reason = settings.plugin_state(all_names, default=default)
-    if not enable:
-        required = settings.required_by(all_names)
-        if required is not None:
-            lines.append(f"note: {spelled} is required (in {required}): it still loads")
-    if project and settings.project is not None:
-        untrusted = trust.state(settings).policy_reason(settings)
+    toggle = settings.toggle(
+        [n for c in found for n in c.names], _spelling(name, found), enable, target,
+        off_until_enabled=any(c.record is not None and c.record.off_until_enabled for c in found),
+        entry_point=any(c.source == "entry-point" for c in found))
+    changed = edit_file(target, toggle.apply)
+    notes = []
+    if project and toggle.after.project is not None:
+        untrusted = trust.state(toggle.after).policy_reason(toggle.after)
         if untrusted is not None:
-            lines.append(f"note: {untrusted}; the project's `disabled` and plugin sections apply once you "
+            notes.append(f"note: {untrusted}; the project's `disabled` and plugin sections apply once you "
                          "run `agenthooks trust`")
-    verb = "Enabled" if enable else "Disabled"
-    if changed:
-        lines.append(f"{verb} {spelled} in {target}" + ("" if enable else " (it will not be imported)"))
-    else:
-        lines.append(f"{spelled} is already {'enabled' if enable else 'disabled'} in {target}")
-    if enable and not state and by_organisation:
-        lines.append(f"note: {spelled} is still {reason}, which user and project settings cannot override")
-    elif enable and not state:
-        lines.append(f"note: {spelled} is still {reason}; run `agenthooks plugins enable {spelled}"
-                     f"{'' if project else ' --project'}` to override it")
-    if enable and state:
-        env = settings.plugins_env
-        if env is not None and not any(normalize_name(n) in map(normalize_name, all_names) for n in env):
-            lines.append(f"note: AGENT_HOOKS_PLUGINS={','.join(env)} does not select {spelled}")
-        elif env is None and not settings.autoload and any(c.source == "entry-point" for c in found):
-            lines.append("note: AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD=1 keeps entry-point plugins from loading")
-    return lines
+    return toggle.lines(changed, notes)
 
 
 # -- install / uninstall ------------------------------------------------------------------------

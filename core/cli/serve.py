@@ -74,7 +74,7 @@ def register(app: Any) -> None:
             import importlib
 
             try:  # written by the stdio work (docs/serve.md); absent in builds without it
-                stdio_transport = importlib.import_module("agent_hooks_core.transports.stdio")
+                stdio_transport = importlib.import_module("agent_hooks_core.serve.stdio")
             except ImportError:
                 raise _fail("this build has no stdio transport") from None
             raise typer.Exit(stdio_transport.main(list(ctx.args)))

@@ -6,7 +6,7 @@ cache hit does not import ``importlib.metadata`` at all.
 
 The working directory is never scanned: under ``python -m agent_hooks_core`` it is on
 ``sys.path`` (``''``), and it is the agent's project, which must not be able to install a plugin
-by holding a ``*.dist-info`` (issue 17.14).
+by holding a ``*.dist-info``.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ A plugin named in ``required`` (user, project or organisation settings) that fai
 register or configure, or is disabled or missing; any plugin that implements a gating hook (or
 may: an import error hides its hooks) and fails to load or configure; a name in
 ``AGENT_HOOKS_PLUGINS`` that is not installed; an organisation policy that cannot be had: each
-means the runtime is not what the user asked for, and a gating decision made without it would be an allow nobody chose (issues 12.6,
-17.5). Discovery then registers :class:`RequiredGate`, which answers every gating hook
+means the runtime is not what the user asked for, and a gating decision made without it would be an allow nobody
+chose. Discovery then registers :class:`RequiredGate`, which answers every gating hook
 (``pre_tool`` and the permission hooks, the ones that fail closed) with a deny naming the reason.
 It is an ordinary ``tryfirst`` plugin, so every path through the runtime (``fire``, ``afire``,
 bridges, tool wrappers) sees it without the runtime knowing about it.

@@ -2,9 +2,9 @@
 
 A hook file or package is read once into memory (:func:`agent_hooks_core.trust.read_code`); the
 trust check looks at those bytes and the module is compiled from the same bytes, so a file
-rewritten between the check and the import cannot run (issue 17.12). A package's submodules are
+rewritten between the check and the import cannot run. A package's submodules are
 served from the same snapshot by a finder scoped to that package's module name, so a sibling
-module changed after trust cannot run either (issue 17.13).
+module changed after trust cannot run either.
 """
 
 from __future__ import annotations

@@ -253,10 +253,8 @@ def plan(settings: Settings, *, hook_paths: Sequence[str | os.PathLike[str]] = (
 
 def _apply_switches(cand: Candidate, settings: Settings, extra_off: list[str]) -> None:
     """The settings' enabled/disabled, then this run's ``disabled_extra``."""
-    # named by AGENT_HOOKS_PLUGINS: the user asked for it, off-until-enabled or not
-    selected = settings.plugins_env is not None and any(cand.matches(n) for n in settings.plugins_env)
-    default = selected or not (cand.record is not None and cand.record.off_until_enabled)
-    enabled, why = settings.plugin_state(cand.names, default=default)
+    enabled, why = settings.plugin_state(
+        cand.names, off_until_enabled=cand.record is not None and cand.record.off_until_enabled)
     if not enabled:
         cand.status, cand.reason = DISABLED, why
     elif any(cand.matches(n) for n in extra_off):

@@ -6,7 +6,9 @@
 * :mod:`.handler`: the HTTP endpoints (``/hosts/<host>``, ``/hosts/<host>/command``, ``/fire``,
   ``/status``), their security checks and failure answers;
 * :mod:`.server`: the servers (HTTP on 127.0.0.1, HTTP over the unix socket), start/stop/status;
-* :mod:`.stats`: events served, latency percentiles.
+* :mod:`.stats`: events served, latency percentiles;
+* :mod:`.stdio`: ``serve --stdio``, one warm runtime per agent session over newline-delimited
+  JSON-RPC on the child's stdin/stdout (the pi, omp and OpenCode extensions start it).
 
 docs/serve.md describes the protocol, the security model and the failure model.
 """

@@ -3,7 +3,7 @@
 * ``serve start --quiet`` when a server already answers: the SessionStart hook of the http
   transport runs it once per session, so the usual case (running) costs one socket round trip,
   not the typer app's import;
-* ``serve --stdio``: a host extension's child process (``agent_hooks_core.transports.stdio``).
+* ``serve --stdio``: a host extension's child process (``agent_hooks_core.serve.stdio``).
 
 Everything else goes to the typer command (``cli/serve.py``).
 """
@@ -30,7 +30,7 @@ def _answers(path: str, timeout: float = 2.0) -> bool:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--stdio"]:
         try:
-            stdio = importlib.import_module("agent_hooks_core.transports.stdio")
+            stdio = importlib.import_module("agent_hooks_core.serve.stdio")
         except ImportError:
             pass  # not in this build: the typer command says so
         else:

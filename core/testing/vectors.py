@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeGuard, cast
 
 from ..hookspecs.markers import hookimpl
 
@@ -133,7 +133,7 @@ def load_vectors(*paths: str | Path) -> list[Vector]:
     return vectors
 
 
-def parse_vector(raw: Any, where: str = "vector") -> Vector:
+def parse_vector(raw: object, where: str = "vector") -> Vector:
     """One vector from its JSON object; :class:`VectorFormatError` naming the problem otherwise."""
     if not isinstance(raw, dict):
         raise VectorFormatError(f"{where}: must be an object")
@@ -193,7 +193,7 @@ def parse_vector(raw: Any, where: str = "vector") -> Vector:
     )
 
 
-def _parse_step(raw: Any, where: str) -> Step:
+def _parse_step(raw: object, where: str) -> Step:
     if not isinstance(raw, dict):
         raise VectorFormatError(f"{where}: must be an object")
     hook = raw.get("hook")
@@ -208,11 +208,11 @@ def _parse_step(raw: Any, where: str) -> Step:
     return Step(hook, payload, tuple(answers))
 
 
-def _is_marker(value: Any) -> bool:
+def _is_marker(value: object) -> TypeGuard[dict[str, Any]]:
     return isinstance(value, dict) and bool(value) and all(isinstance(k, str) and k.startswith("$") for k in value)
 
 
-def _check_answer_format(answer: Any, where: str) -> None:
+def _check_answer_format(answer: object, where: str) -> None:
     if not _is_marker(answer):
         return
     keys = [k for k in answer if k in MARKERS]
@@ -421,7 +421,7 @@ def run_vectors(vectors: Iterable[Vector], factory: Factory = default_factory,
 # -- comparing --------------------------------------------------------------------------------
 
 
-def matches(expected: Any, actual: Any) -> bool:
+def matches(expected: object, actual: object) -> bool:
     """JSON equality (``true`` is not ``1``), with matchers: ``{"$contains": "text"}``, ``{"$any": true}``."""
     if _is_marker(expected):
         if "$any" in expected:
@@ -439,15 +439,15 @@ def matches(expected: Any, actual: Any) -> bool:
     return bool(expected == actual)
 
 
-def _subset(expected: dict[str, Any], actual: Any) -> bool:
+def _subset(expected: dict[str, Any], actual: object) -> bool:
     return isinstance(actual, dict) and all(k in actual and matches(v, actual[k]) for k, v in expected.items())
 
 
-def _dump(value: Any) -> str:
+def _dump(value: object) -> str:
     return json.dumps(value, indent=2, sort_keys=True, default=repr)
 
 
-def _diff_lines(label: str, expected: Any, actual: Any) -> list[str]:
+def _diff_lines(label: str, expected: object, actual: object) -> list[str]:
     if isinstance(expected, (dict, list)) and isinstance(actual, (dict, list)):
         lines = list(difflib.unified_diff(_dump(expected).splitlines(), _dump(actual).splitlines(),
                                           "expected", "actual", lineterm="", n=1))

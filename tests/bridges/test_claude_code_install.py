@@ -250,7 +250,7 @@ def test_one_scope_at_a_time(project, cli):
 def test_command_falls_back_to_python_dash_m(monkeypatch, tmp_path):
     monkeypatch.setattr(cc.sysconfig, "get_path", lambda name: str(tmp_path))
     command, prefix = cc.bridge_command()
-    # issue 17 item 14: -I (or -P) keeps the project directory (Claude Code's cwd) off sys.path
+    # the project is the agent's: -I (or -P) keeps the project directory (Claude Code's cwd) off sys.path
     assert prefix in (["-I", "-m", "agent_hooks_core"], ["-E", "-P", "-m", "agent_hooks_core"]) and os.path.isabs(command)
     assert cc.is_ours(cc.handler("Stop", command, prefix))
 

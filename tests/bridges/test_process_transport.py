@@ -1,7 +1,7 @@
 """The per-event command transport against hostile plugins and input, as the host runs it.
 
 Each case runs ``python -m agent_hooks_core claude-code`` in a real subprocess with a local hook
-file that misbehaves (issue 17): whatever the plugin does, a PreToolUse ends in exactly one deny
+file that misbehaves: whatever the plugin does, a PreToolUse ends in exactly one deny
 with a reason, within a bounded time, and never an exit 0 with nothing said.
 """
 

@@ -131,7 +131,7 @@ def test_project_level_enable_overrides_the_user(cli, site: FakeSite, home: Path
     project_file = project / ".agent-hooks/settings.toml"
     assert cli("plugins", "disable", "alpha", "--project").code == 0
     assert project_file.read_text() == 'disabled = ["alpha"]\n'
-    assert cli("trust").code == 0  # a project's `disabled` applies once trusted (issue 17.5)
+    assert cli("trust").code == 0  # a project's `disabled` applies once trusted
     r = cli("plugins", "enable", "alpha")  # the user file cannot override the project
     assert f"still disabled in {project_file}" in r.out
     assert rows(cli("plugins", "list", "--json"))["alpha"]["status"] == "disabled"

@@ -34,7 +34,7 @@ def test_every_command_and_option_is_in_docs_cli_md() -> None:
                     seen += 1
     assert seen > 30
     for option in ("--expect GOLDEN", "--write-expect GOLDEN", "--session-id", "-p no:NAME", "--version"):
-        assert option in text  # the ones issue 13 found missing, and the new conventions
+        assert option in text  # options once left undocumented, and the newer conventions
 
 
 def test_check_mode_reports_a_stale_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -144,7 +144,7 @@ def test_config_section_by_distribution_name_and_project_over_user(site: FakeSit
     from agent_hooks_core import trust
     from agent_hooks_core.settings import load_settings
 
-    trust.trust(load_settings())  # a project's plugin sections apply once trusted (issue 17.5)
+    trust.trust(load_settings())  # a project's plugin sections apply once trusted
     config = load_runtime().context("cfg").config
     assert (config.mode, config.limit) == ("observe", 9)
 
@@ -162,7 +162,7 @@ def test_agent_hooks_plugins_three_states(site: FakeSite, monkeypatch: pytest.Mo
 
     monkeypatch.setenv("AGENT_HOOKS_PLUGINS", "agent-hooks-alpha, nosuch")
     rt = load_runtime()
-    # a selected plugin that is not there: the gate denies gating hooks (issue 17.5)
+    # a selected plugin that is not there: the gate denies gating hooks
     assert rt.plugins == ["alpha", "required-gate"] and not site.imported("beta")
     assert [(e.plugin, e.hook) for e in rt.load_errors] == [("nosuch", "select")]
 
@@ -371,7 +371,7 @@ def test_chibi_plugin_directory_goes_to_the_chibi_loader(tmp_path: Path, monkeyp
 def test_the_current_directory_is_never_scanned_nor_stamped(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # python -m puts the cwd (an agent's project) on sys.path: files it writes must not bust the
-    # cache, and a *.dist-info there must not install a plugin (issue 17.14)
+    # cache, and a *.dist-info there must not install a plugin
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", ["", str(tmp_path)])
     before = discovery.entrypoints._stamps()

@@ -195,3 +195,47 @@ def test_hook_paths_resolve_against_their_file(home: Path, project: Path) -> Non
     assert [h.path for h in st.hook_paths("user")] == [home / "rel.py", Path("/abs/x.py")]
     assert [h.path for h in st.hook_paths("project")] == [project / "tools/h.py"]
     assert st.chibi_plugins() == (project / "chibi", "project", str(project / ".agent-hooks/settings.toml"))
+
+
+def _settings(user: dict, project: dict | None = None, org: dict | None = None) -> s.Settings:
+    files = {"user": Path("/u/settings.toml"), "project": Path("/p/.agent-hooks/settings.toml")}
+    return s.Settings(
+        user=s.SettingsFile(files["user"], "user", data=user, exists=True),
+        project=s.SettingsFile(files["project"], "project", data=project, exists=True) if project is not None else None,
+        project_root=Path("/p") if project is not None else None,
+        organisation=s.SettingsFile(Path("/o.toml"), "organisation", data=org, exists=True) if org else None)
+
+
+USER, PROJECT = Path("/u/settings.toml"), Path("/p/.agent-hooks/settings.toml")
+
+
+@pytest.mark.parametrize(("user", "project", "org", "enable", "target", "off", "remove", "add", "on", "note"), [
+    ({"disabled": ["x"]}, None, None, True, USER, False, "disabled", None, True, None),
+    ({}, None, None, True, USER, True, "disabled", ("enabled", "x"), True, None),
+    ({}, {"disabled": ["x"]}, None, True, USER, False, "disabled", None, False, "enable x --project"),
+    ({}, {"disabled": ["x"]}, None, True, PROJECT, False, "disabled", None, True, None),
+    ({"disabled": ["x"]}, {}, None, True, PROJECT, False, "disabled", ("enabled", "x"), True, None),
+    ({}, None, {"disabled": ["x"]}, True, USER, True, "disabled", None, False, "cannot override"),
+    ({"enabled": ["x"]}, None, None, False, USER, False, "enabled", ("disabled", "x"), False, None),
+    ({"disabled": ["X"]}, None, None, False, USER, False, "enabled", None, False, None),
+    ({}, None, {"required": ["x"]}, False, USER, False, "enabled", ("disabled", "x"), True, "still loads"),
+])
+def test_toggle_decides_the_edit_and_its_notes_without_files(
+        user: dict, project: dict | None, org: dict | None, enable: bool, target: Path, off: bool,
+        remove: str, add: tuple[str, str] | None, on: bool, note: str | None) -> None:
+    toggle = _settings(user, project, org).toggle(["x"], "x", enable, target, off_until_enabled=off)
+    assert toggle.remove == (remove, ("x",)) and toggle.add == add and toggle.enabled is on
+    assert toggle.after.plugin_state(["x"], off_until_enabled=off)[0] is on
+    lines = toggle.lines(changed=True)
+    assert any(note in line for line in lines) if note else len(lines) == 1
+    assert not USER.exists() and not PROJECT.exists()
+
+
+def test_toggle_applies_its_edit_to_the_document() -> None:
+    import tomlkit
+
+    doc = tomlkit.parse('# mine\ndisabled = ["x", "y"]\n')
+    toggle = _settings({"disabled": ["x", "y"]}).toggle(["x"], "x", True, USER)
+    assert toggle.apply(doc) is True and tomlkit.dumps(doc) == '# mine\ndisabled = ["y"]\n'
+    assert toggle.apply(doc) is False
+    assert toggle.lines(changed=False) == [f"x is already enabled in {USER}"]

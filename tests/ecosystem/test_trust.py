@@ -51,7 +51,7 @@ def test_project_settings_hooks_need_trust_and_so_does_disabling(home: Path, pro
     settings = write(project / ".agent-hooks/settings.toml", f'hooks = ["{outside}"]\n{NO_PLUGINS}')
     rt = load_runtime()
     assert rt.plugin_info["extra"].status == "untrusted"
-    assert "guard" in rt.plugins  # an untrusted project cannot switch the guard off (issue 17.5)
+    assert "guard" in rt.plugins  # an untrusted project cannot switch the guard off
     trust.trust(load_settings())
     assert load_runtime().plugins == ["extra"]
 

@@ -1,4 +1,4 @@
-"""Issue 17 item 1, in-process: a deeply nested payload is the documented bad-input error, never RecursionError."""
+"""In-process: a deeply nested payload is the documented bad-input error, never RecursionError."""
 
 from __future__ import annotations
 

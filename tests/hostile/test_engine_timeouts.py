@@ -1,4 +1,4 @@
-"""Issue 17 item 6, in-process: a hook call returns by its deadline whatever the handler does.
+"""In-process: a hook call returns by its deadline whatever the handler does.
 
 Timed hooks run their handlers on worker threads the call abandons at the deadline
 (``Runtime(bounded=True)``, the default): a handler that swallows every interrupt, or replaces the
@@ -172,7 +172,7 @@ def test_a_forked_child_fires_on_fresh_workers() -> None:
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
 def test_a_handler_that_forks_never_returns_twice() -> None:
-    """Issue 17 item 4 in-process: the child of a forking handler ends; only the parent goes on."""
+    """In-process: the child of a forking handler ends; only the parent goes on."""
     parent = os.getpid()
     children: list[int] = []
 

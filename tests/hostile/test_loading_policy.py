@@ -1,4 +1,4 @@
-"""Issues 12.6, 17.5 and 14.4: settings cannot quietly switch a gating plugin off.
+"""Settings cannot quietly switch a gating plugin off.
 
 A required plugin that does not load, a misspelled AGENT_HOOKS_PLUGINS name or an organisation
 policy that cannot be had make every gating hook deny, in every path; an untrusted project's
@@ -100,7 +100,7 @@ def test_a_misspelled_agent_hooks_plugins_name_is_an_error_and_gates(home: Path,
     "[timeouts]\npre_tool = 0\n",
 ])
 def test_an_untrusted_project_cannot_weaken_the_guard(home: Path, project: Path, weakening: str) -> None:
-    # issue 17.5: the agent writes .agent-hooks/settings.toml, then runs rm -rf
+    # the agent writes .agent-hooks/settings.toml, then runs rm -rf
     settings = write(project / ".agent-hooks/settings.toml", weakening)
     run = agenthooks("fire", "pre_tool", cwd=project, home=home, data=RM_ROOT)
     assert run.json["block"] is True and "[guard:" in run.json["message"]

@@ -1,4 +1,4 @@
-"""Issue 17.10 and 17.15: settings edits never lose an update; every settings mistake is one clear line."""
+"""Settings edits never lose an update; every settings mistake is one clear line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issues 17.12, 17.13, 17.14 and 13.7: no untrusted byte of project code ever runs, and the user is told."""
+"""No untrusted byte of project code ever runs, and the user is told."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ while True:
 
 def test_a_hook_file_rewritten_during_loading_never_runs_untrusted_bytes(
         home: Path, project: Path, tmp_path: Path) -> None:
-    # issue 17.12: the check and the import read the file once; a rewriter racing them loses
+    # the check and the import read the file once; a rewriter racing them loses
     write(home / "settings.toml", NO_PLUGINS)
     marker = tmp_path / "marker"
     hook = write(project / ".agent-hooks/hooks/raced.py", GOOD)
@@ -72,7 +72,7 @@ def test_a_hook_file_rewritten_during_loading_never_runs_untrusted_bytes(
 
 
 def test_a_package_hook_pins_every_file_it_executes(home: Path, project: Path, tmp_path: Path) -> None:
-    # issue 17.13: hooks = ["t/pkg"] pins the whole tree, and imports come from what was hashed
+    # hooks = ["t/pkg"] pins the whole tree, and imports come from what was hashed
     write(home / "settings.toml", NO_PLUGINS)
     marker = tmp_path / "marker"
     pkg = project / "t" / "pkg"
@@ -113,7 +113,7 @@ def test_a_missing_submodule_is_not_looked_up_outside_the_pinned_snapshot(
 
 
 def test_the_project_directory_is_never_a_plugin_source(tmp_path: Path) -> None:
-    # issue 17.14: under `python -m agent_hooks_core` the cwd is on sys.path
+    # under `python -m agent_hooks_core` the cwd is on sys.path
     home, project = tmp_path / "home", tmp_path / "project"
     marker = tmp_path / "marker"
     (project / ".agent-hooks").mkdir(parents=True)
@@ -133,7 +133,7 @@ def test_the_project_directory_is_never_a_plugin_source(tmp_path: Path) -> None:
 
 
 def test_untrusted_project_code_is_skipped_with_one_notice(home: Path, project: Path) -> None:
-    # issue 13.7: not silently
+    # not silently
     write(project / ".agent-hooks/hooks/one.py", GOOD)
     write(project / ".agent-hooks/hooks/two.py", GOOD)
     run = agenthooks("fire", "turn_start", cwd=project, home=home, data={})

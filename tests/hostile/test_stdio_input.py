@@ -22,7 +22,7 @@ def _tool_call(command: str) -> dict:
 
 
 def test_a_32_mib_event_is_answered_and_an_oversized_line_is_refused_then_service_goes_on(tmp_path: Path):
-    from agent_hooks_core.transports.stdio import MAX_LINE
+    from agent_hooks_core.serve.stdio import MAX_LINE
 
     s = Session(tmp_path, PLUGIN)
     try:

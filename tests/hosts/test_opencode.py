@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 try:
-    from agent_hooks_core.transports import stdio  # noqa: F401  (serve --stdio)
+    from agent_hooks_core.serve import stdio  # noqa: F401  (serve --stdio)
 except ImportError:  # pragma: no cover - until the stdio transport is installed
     pytest.skip("agenthooks serve --stdio is not available", allow_module_level=True)
 

@@ -333,7 +333,7 @@ SHELL: dict[str, list[Variant]] = {
 }
 
 
-#: issue 12's hostile set, by family: each was let through (or, last group, wrongly blocked) before
+#: the hostile set, by family: each was let through (or, last group, wrongly blocked) before
 HOSTILE: dict[str, list[Variant]] = {
     "hostile: the three defects": [
         sh("echo " + "A" * 100_000, B, "too-large", "100 KB argument: judged in milliseconds, blocked as too large"),

@@ -1,4 +1,4 @@
-"""`agenthooks audit` options promised by the README (issue 13 item 7)."""
+"""`agenthooks audit` options promised by the README."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""agent-hooks-audit under hostile input (issue 17 items 8, 9, 11): text SQLite cannot take, a
+"""agent-hooks-audit under hostile input: text SQLite cannot take, a
 directory that cannot be written, and secrets in every shape and place."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """agent-hooks-guard: every command shape a host sends, HOME independence, the size limit, packs.
 
-Regression tests for issue 12's three defects: argv-list commands were allowed, ``rm -rf ~bob``
+Regression tests for three defects that once shipped: argv-list commands were allowed, ``rm -rf ~bob``
 depended on where HOME was, and the fork-bomb regex took minutes on large commands.
 """
 

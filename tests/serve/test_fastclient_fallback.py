@@ -48,7 +48,7 @@ def test_no_server_answers_in_process_with_the_same_bytes(home):
 
 
 def test_a_project_module_never_shadows_the_client_or_the_bridge(home):
-    # issue 17 item 14: a json.py / tomllib.py in the project must not be imported
+    # the project is the agent's: a json.py / tomllib.py in the project must not be imported
     for name in ("json.py", "tomllib.py", "_socket.py", "posix.py"):
         (home / name).write_text("raise SystemExit('imported from the project')\n")
     argv = client.command_for("claude-code", ["--event", "Stop"], autostart=False)

@@ -1,7 +1,7 @@
 """A real ``agenthooks serve`` answering over every transport, under load and abuse.
 
 The server is a subprocess started per test (conftest.py); hook files in the test's directory are
-passed with ``--hook`` like an installed entry would. Issue 11 item 6.
+passed with ``--hook`` like an installed entry would.
 """
 
 from __future__ import annotations

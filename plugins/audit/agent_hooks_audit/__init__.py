@@ -27,12 +27,12 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from agent_hooks_core import hookimpl
+from agent_hooks_core import HookContext, Outcome, hookimpl
 
 if TYPE_CHECKING:
     from agent_hooks_core.secret_formats import Redactor
 
-    from .store import AuditStore
+    from .backend import AuditBackend
 
 __all__ = ["hook_called", "host_event", "plugin_config_model", "register_commands", "session_summary"]
 
@@ -61,7 +61,7 @@ class _Recorder:
                            if is_url(self.path) else {})
 
     @property
-    def store(self) -> AuditStore:
+    def store(self) -> AuditBackend:
         from .store import store_for
 
         return store_for(self.path, self.busy_timeout, **self.pg_options)
@@ -102,7 +102,7 @@ _JSON_COLUMNS = frozenset({"answered", "handlers", "errors", "notes", "event", "
 _RECORDERS: dict[tuple[int, str, str], tuple[Any, _Recorder]] = {}
 
 
-def _recorder(ctx: Any) -> _Recorder:
+def _recorder(ctx: HookContext) -> _Recorder:
     raw = ctx.config
     key = (id(raw), ctx.cwd, "|".join(os.environ.get(v, "") for v in (
         "AGENT_HOOKS_AUDIT_DB", "AGENT_HOOKS_AUDIT_URL", "AGENT_HOOKS_HOME")))
@@ -118,14 +118,14 @@ def _recorder(ctx: Any) -> _Recorder:
     return rec
 
 
-def _base(ctx: Any, rec: _Recorder) -> dict[str, Any]:
+def _base(ctx: HookContext, rec: _Recorder) -> dict[str, Any]:
     # uid: the record's idempotent key (a record kept pending or spooled and moved twice is stored once)
     return {"ts": time.time(), "host": ctx.host, "session": ctx.session_id, "cwd": ctx.cwd, "pid": os.getpid(),
             "uid": os.urandom(12).hex()}
 
 
 @hookimpl
-def hook_called(outcome: Any, ctx: Any) -> None:
+def hook_called(outcome: Outcome, ctx: HookContext) -> None:
     rec = _recorder(ctx)
     if outcome.hook in rec.exclude:
         return
@@ -156,7 +156,7 @@ def hook_called(outcome: Any, ctx: Any) -> None:
 
 
 @hookimpl
-def host_event(host: str, name: str, payload: dict[str, Any], ctx: Any) -> None:
+def host_event(host: str, name: str, payload: dict[str, Any], ctx: HookContext) -> None:
     rec = _recorder(ctx)
     event_json, cut = rec.dump(payload)
     record = _base(ctx, rec)
@@ -180,7 +180,7 @@ def register_commands(cli: Any) -> None:
 
 
 @hookimpl
-def session_summary(ctx: Any) -> str:
+def session_summary(ctx: HookContext) -> str:
     """One line for ``agenthooks replay`` (where this session's records went, how many there are)
     and ``agenthooks doctor`` (no session: the whole log); both say how many records were lost."""
     rec = _recorder(ctx)

@@ -23,7 +23,8 @@ from typing import Annotated, Any
 
 import typer
 
-from .store import COLUMNS, AuditError, AuditStore, Query
+from .backend import AuditBackend
+from .store import COLUMNS, AuditError, Query
 
 DECISIONS = ("denied", "blocked", "modified", "allowed", "observed")
 STAT_COLUMNS = ("calls", "answered", "blocked", "denied", "modified", "errors", "would_block")
@@ -58,7 +59,7 @@ class Filters:
     since: str | None
     until: str | None
 
-    def query(self, store: AuditStore) -> Query:
+    def query(self, store: AuditBackend) -> Query:
         if self.decision and self.decision not in DECISIONS:
             raise AuditError(f"--decision must be one of {', '.join(DECISIONS)}, not {self.decision!r}")
         session = store.last_session() if self.session == "last" else self.session
@@ -80,7 +81,7 @@ DbOpt = Annotated[str | None, typer.Option("--db", metavar="PATH|URL",
                                            help="The audit database to read: a SQLite file or postgresql://...")]
 
 
-def resolve_store(db: str | None, ctx: typer.Context | None = None) -> AuditStore:
+def resolve_store(db: str | None, ctx: typer.Context | None = None) -> AuditBackend:
     """The database ``--db`` names, else the one the hooks write to under the current settings."""
     from .options import resolve, target
     from .store import store_for
@@ -109,7 +110,7 @@ def resolve_store(db: str | None, ctx: typer.Context | None = None) -> AuditStor
 
 
 def _console() -> Any:
-    from agent_hooks_core.cli.common import console
+    from agent_hooks_core.cli import console
 
     return console()  # the terminal's width, else $COLUMNS, else 160
 
@@ -157,8 +158,7 @@ def print_rows(rows: list[dict[str, Any]], as_json: bool) -> None:
         for row in rows:
             sys.stdout.write(json.dumps(row_json(row), ensure_ascii=False, default=str) + "\n")
         return
-    from agent_hooks_core.cli.common import print_table
-    from agent_hooks_core.cli.tables import Column
+    from agent_hooks_core.cli import Column, print_table
     from rich.text import Text
 
     # readable at 80 columns: a table when it fits, else one record per event (cells are literal text)
@@ -212,9 +212,8 @@ def compute_stats(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
             "errors": errors, "by_plugin": by_plugin}
 
 
-def print_stats(stats: dict[str, Any], store: AuditStore) -> None:
-    from agent_hooks_core.cli.common import print_table, say
-    from agent_hooks_core.cli.tables import Column
+def print_stats(stats: dict[str, Any], store: AuditBackend) -> None:
+    from agent_hooks_core.cli import Column, print_table, say
     from rich.text import Text
 
     console = _console()
@@ -420,7 +419,7 @@ def make_app() -> typer.Typer:
 
 
 def _line_printer(as_json: bool) -> Any:
-    from agent_hooks_core.cli.common import say
+    from agent_hooks_core.cli import say
 
     console = None if as_json else _console()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from agent_hooks_core.config_fields import HookNames
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
@@ -27,7 +28,7 @@ class AuditConfig(BaseModel):
     redact_keys: list[str] = Field(default_factory=list, description="extra key names whose values are redacted")
     record_payloads: bool = Field(True, description="store event and result bodies (false: only the metadata)")
     max_payload_chars: int = Field(65536, ge=256, description="event and result are each cut to about this size")
-    exclude_hooks: list[str] = Field(default_factory=list, description="hooks not recorded (e.g. message_update)")
+    exclude_hooks: HookNames = Field(default_factory=list, description="hooks not recorded (e.g. message_update)")
     busy_timeout: float = Field(5.0, gt=0, le=120, description="seconds a write waits for another process's lock")
 
     @field_validator("url")
@@ -35,16 +36,6 @@ class AuditConfig(BaseModel):
     def _url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("postgresql://", "postgres://")):
             raise ValueError("url must start with postgresql:// (for a SQLite file use db)")
-        return value
-
-    @field_validator("exclude_hooks")
-    @classmethod
-    def _hooks(cls, value: list[str]) -> list[str]:
-        from agent_hooks_core.hookspecs.catalogue import BY_NAME, unknown_hook_message
-
-        for name in value:
-            if name not in BY_NAME:
-                raise ValueError(unknown_hook_message(name))
         return value
 
     @field_validator("redact_patterns")

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import json
 import os
 import re
 import sqlite3
@@ -33,7 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .store import COLUMNS, JSON_COLUMNS, PRUNE_EVERY, AuditError, AuditStore, Query
+from .store import COLUMNS, PRUNE_EVERY, AuditError, AuditStore, Query, decode, encode
 
 #: what a postgresql:// URL without the driver says (the extra that installs it)
 NEEDS_PSYCOPG = ("a postgresql:// URL needs the agent-hooks-audit[postgres] extra (psycopg), which is not "
@@ -97,6 +96,28 @@ def spool_path(url: str) -> Path:
     return state_dir() / "audit-spool" / f"pg-{digest}.db"
 
 
+class Spool(AuditStore):
+    """The local SQLite file records wait in until the server has them, read back oldest first."""
+
+    def has_pending(self) -> bool:
+        """Records wait in the spool's own pending files (the spool could not take them at the time)."""
+        return self._has_pending()
+
+    def head(self, limit: int) -> list[dict[str, Any]]:
+        """The oldest ``limit`` records (raw columns), for replaying the spool in order."""
+        with self._lock:  # the connection is shared with writers in other threads
+            cur = self._connect().execute(f"SELECT {', '.join(COLUMNS)} FROM events ORDER BY id LIMIT {int(limit)}")
+            return [dict(zip(COLUMNS, values, strict=True)) for values in cur]
+
+    def delete_uids(self, uids: list[str]) -> None:
+        """Remove replayed records (by uid: ids may be reused once the table was empty)."""
+        with self._lock:
+            conn = self._connect()
+            for i in range(0, len(uids), 500):
+                part = uids[i:i + 500]
+                conn.execute(f"DELETE FROM events WHERE uid IN ({', '.join('?' * len(part))})", part)
+
+
 class PgStore:
     """One PostgreSQL database: a pool, the local spool and a background writer per process."""
 
@@ -105,7 +126,7 @@ class PgStore:
         self.display = mask(url)
         self.connect_timeout = connect_timeout
         self.queue_size = queue_size  # accepted for older settings: records are spooled, not queued
-        self.spool = AuditStore(spool_path(url))
+        self.spool = Spool(spool_path(url))
         self.written = 0
         self.rejected = 0
         """records the server refused for their content (counted as lost)"""
@@ -141,7 +162,7 @@ class PgStore:
         self._spooled = self._spool_has_rows()
         atexit.register(self._at_exit, self._pid)
 
-    def pool(self) -> Any:
+    def _open_pool(self) -> Any:
         with self._lock:
             self._fresh_process()
             if self._pool is None:
@@ -172,7 +193,7 @@ class PgStore:
         except ImportError:
             raise AuditError(NEEDS_PSYCOPG) from None
         try:
-            with self.pool().connection() as conn:
+            with self._open_pool().connection() as conn:
                 if not self._migrated:
                     migrate(conn)
                     self._migrated = True
@@ -255,7 +276,7 @@ class PgStore:
         self._down_until = time.monotonic() + RETRY_AFTER
 
     def _spool_has_rows(self) -> bool:
-        if self.spool._has_pending():
+        if self.spool.has_pending():
             return True
         if not self.spool.path.exists():
             return False
@@ -268,17 +289,17 @@ class PgStore:
         if time.monotonic() < self._down_until:
             return
         try:
-            self.replay()
+            self._replay()
         except (AuditError, sqlite3.Error, OSError) as exc:
             self._went_down(str(exc))
 
-    def replay(self) -> int:
+    def _replay(self) -> int:
         """Move the spool into the server, oldest first, in chunks; returns how many rows it moved."""
         moved = 0
         with contextlib.suppress(AuditError):
             self.spool.flush_pending()  # records the spool itself could not take at the time
         if not self.spool.path.exists():
-            self._spooled = self.spool._has_pending()
+            self._spooled = self.spool.has_pending()
             return 0
         while True:
             with self._conn() as conn, conn.transaction():
@@ -288,10 +309,10 @@ class PgStore:
                 except sqlite3.Error as exc:
                     raise AuditError(f"audit spool {self.spool.path}: {exc}") from None
                 if not chunk:
-                    self._spooled = self.spool._has_pending()
+                    self._spooled = self.spool.has_pending()
                     self._maybe_prune(conn)
                     return moved
-                self._insert_rows(conn, [tuple(r.get(c) for c in COLUMNS) for r in chunk])
+                self._insert_rows(conn, [encode(r) for r in chunk])
             # committed; a crash (or a failed delete) before this replays the chunk again, and uid skips it
             try:
                 self.spool.delete_uids([r["uid"] for r in chunk])
@@ -347,7 +368,7 @@ class PgStore:
         """Write what this process queued and what any process spooled; returns rows moved from the spool."""
         if self._thread is not None:
             self.flush(self.connect_timeout * 2)
-        return self.replay()
+        return self._replay()
 
     @property
     def pending_files(self) -> list[Path]:
@@ -380,12 +401,7 @@ class PgStore:
             names = [d.name for d in cur.description]
             fetched = cur.fetchall()
         for values in fetched:
-            row = dict(zip(names, values, strict=True))
-            for col in JSON_COLUMNS:
-                if row[col] is not None:
-                    with contextlib.suppress(ValueError):
-                        row[col] = json.loads(row[col])
-            yield row
+            yield decode(names, values)
 
     def count(self, query: Query | None = None) -> int:
         where, args = (query or Query()).where("pg")

@@ -18,9 +18,12 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_hooks_core import AgentHooksError
+
+if TYPE_CHECKING:
+    from .backend import AuditBackend
 
 COLUMNS = ("ts", "kind", "hook", "decision", "decided_by", "reason", "answered", "handlers", "errors",
            "error_count", "notes", "duration_ms", "host", "session", "cwd", "pid", "event", "result",
@@ -88,6 +91,21 @@ def migrate(conn: sqlite3.Connection) -> int:
         conn.execute("ROLLBACK")
         raise
     return found
+
+
+def encode(record: dict[str, Any]) -> tuple[Any, ...]:
+    """``record``'s values in :data:`COLUMNS` order (missing ones NULL), as both stores insert them."""
+    return tuple(record.get(c) for c in COLUMNS)
+
+
+def decode(names: Sequence[str], values: Sequence[Any]) -> dict[str, Any]:
+    """A selected row as a record, its JSON columns parsed (text that is not JSON left as it is)."""
+    row = dict(zip(names, values, strict=True))
+    for col in JSON_COLUMNS:
+        if row.get(col) is not None:
+            with contextlib.suppress(ValueError):
+                row[col] = json.loads(row[col])
+    return row
 
 
 class AuditError(AgentHooksError):
@@ -177,7 +195,7 @@ class AuditStore:
 
     # -- connection ---------------------------------------------------------------------------
 
-    def connect(self, create: bool = True) -> sqlite3.Connection:
+    def _connect(self, create: bool = True) -> sqlite3.Connection:
         with self._lock:
             if self._conn is not None and self._pid == os.getpid():
                 return self._conn
@@ -209,7 +227,7 @@ class AuditStore:
     def ensure(self) -> None:
         """Create the database (following an empty log: so the writers find it set up)."""
         if not self.path.exists():
-            self.connect()
+            self._connect()
 
     def close(self) -> None:
         with self._lock:
@@ -217,17 +235,20 @@ class AuditStore:
                 self._conn.close()
             self._conn = None
 
+    def describe(self, exc: BaseException) -> str:
+        return describe(self.path, exc)
+
     # -- writing --------------------------------------------------------------------------------
 
     def add(self, record: dict[str, Any], retention_days: float | None = None) -> None:
         """Store one record; on failure keep it pending (or count it lost) and raise :class:`AuditError`."""
-        row = tuple(record.get(c) for c in COLUMNS)
+        row = encode(record)
         with self._lock:
             self.written += 1
             if time.monotonic() < self._down_until:
                 raise AuditError(f"{self._down_reason}; {self._keep_pending(record)}")
             try:
-                conn = self.connect()
+                conn = self._connect()
                 if self._has_pending():
                     self._flush_pending(conn)
                 conn.execute(_INSERT, row)
@@ -242,41 +263,6 @@ class AuditStore:
                 if not isinstance(exc, AuditError):
                     self.close()  # a corrupt file can look fine until the first write
                 raise AuditError(f"{self._down_reason}; {self._keep_pending(record)}") from None
-
-    def add_many(self, records: list[dict[str, Any]]) -> None:
-        """Store ``records`` in one transaction (the PostgreSQL spool); on failure one by one, each
-        kept pending or counted lost as :meth:`add` does. Never raises."""
-        rows = [tuple(r.get(c) for c in COLUMNS) for r in records]
-        with self._lock:
-            try:
-                conn = self.connect()
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    conn.executemany(_INSERT, rows)
-                    conn.execute("COMMIT")
-                    return
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-            except (AuditError, sqlite3.Error, OSError, ValueError):
-                pass
-        for record in records:
-            with contextlib.suppress(AuditError):
-                self.add(record)
-
-    def head(self, limit: int) -> list[dict[str, Any]]:
-        """The oldest ``limit`` records (raw columns), for replaying a spool in order."""
-        with self._lock:  # the connection is shared with writers in other threads
-            cur = self.connect().execute(f"SELECT {', '.join(COLUMNS)} FROM events ORDER BY id LIMIT {int(limit)}")
-            return [dict(zip(COLUMNS, values, strict=True)) for values in cur]
-
-    def delete_uids(self, uids: list[str]) -> None:
-        """Remove replayed records (by uid: ids may be reused once the table was empty)."""
-        with self._lock:
-            conn = self.connect()
-            for i in range(0, len(uids), 500):
-                part = uids[i:i + 500]
-                conn.execute(f"DELETE FROM events WHERE uid IN ({', '.join('?' * len(part))})", part)
 
     @property
     def pending_files(self) -> list[Path]:
@@ -328,8 +314,7 @@ class AuditStore:
                 rows = []
                 for line in fh.read().splitlines():
                     with contextlib.suppress(ValueError):
-                        rec = json.loads(line.decode("utf-8", "replace"))
-                        rows.append(tuple(rec.get(c) for c in COLUMNS))
+                        rows.append(encode(json.loads(line.decode("utf-8", "replace"))))
                 if rows:
                     conn.execute("BEGIN IMMEDIATE")
                     try:
@@ -345,6 +330,10 @@ class AuditStore:
         # the emptied file stays: a writer may hold it open, waiting for the lock
         return len(rows)
 
+    def flush(self, timeout: float) -> bool:
+        """Every record is written (or kept pending) before :meth:`add` returns: nothing to wait for."""
+        return True
+
     def _has_pending(self) -> bool:
         for path in self.pending_files:
             try:
@@ -359,7 +348,7 @@ class AuditStore:
             if not self._has_pending():
                 return 0
             try:
-                return self._flush_pending(self.connect())
+                return self._flush_pending(self._connect())
             except sqlite3.Error as exc:
                 raise AuditError(describe(self.path, exc)) from None
 
@@ -380,7 +369,7 @@ class AuditStore:
 
         recorded = 0
         with contextlib.suppress(AuditError, sqlite3.Error, TypeError, ValueError):
-            row = self.connect(create=False).execute("SELECT value FROM meta WHERE key = 'lost'").fetchone()
+            row = self._connect(create=False).execute("SELECT value FROM meta WHERE key = 'lost'").fetchone()
             recorded = int(row[0]) if row else 0
         return recorded + counted_losses(self.path) + self.lost_unrecorded
 
@@ -393,7 +382,7 @@ class AuditStore:
 
     def prune(self, older_than_days: float, conn: sqlite3.Connection | None = None) -> int:
         """Delete records older than ``older_than_days``; returns how many."""
-        conn = conn or self.connect()
+        conn = conn or self._connect()
         now = time.time()
         try:
             cur = conn.execute("DELETE FROM events WHERE ts < ?", (now - older_than_days * 86400,))
@@ -412,24 +401,19 @@ class AuditStore:
             sql += f" LIMIT {int(limit)}"
         try:
             pending = self._has_pending()
-            conn = self.connect(create=pending)
+            conn = self._connect(create=pending)
             if pending:
                 self._flush_pending(conn)
             cur = conn.execute(sql, args)
             names = [d[0] for d in cur.description]
             for values in cur:
-                row = dict(zip(names, values, strict=True))
-                for col in JSON_COLUMNS:
-                    if row[col] is not None:
-                        with contextlib.suppress(ValueError):
-                            row[col] = json.loads(row[col])
-                yield row
+                yield decode(names, values)
         except sqlite3.Error as exc:
             raise AuditError(describe(self.path, exc)) from None
 
     def last_session(self) -> str | None:
         try:
-            row = self.connect(create=False).execute(
+            row = self._connect(create=False).execute(
                 "SELECT session FROM events WHERE session IS NOT NULL ORDER BY id DESC LIMIT 1").fetchone()
         except sqlite3.Error as exc:
             raise AuditError(describe(self.path, exc)) from None
@@ -438,7 +422,7 @@ class AuditStore:
     def count(self, query: Query | None = None) -> int:
         where, args = (query or Query()).where()
         try:
-            return int(self.connect(create=False).execute(f"SELECT count(*) FROM events{where}", args).fetchone()[0])
+            return int(self._connect(create=False).execute(f"SELECT count(*) FROM events{where}", args).fetchone()[0])
         except sqlite3.Error as exc:
             raise AuditError(describe(self.path, exc)) from None
 
@@ -459,7 +443,7 @@ def _locked(path: Path, mode: str) -> Iterator[Any]:
         fh.close()
 
 
-_STORES: dict[tuple[Any, ...], Any] = {}
+_STORES: dict[tuple[Any, ...], AuditBackend] = {}
 _STORES_LOCK = threading.Lock()
 
 
@@ -467,10 +451,10 @@ def is_url(target: str | Path) -> bool:
     return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
 
 
-def store_for(target: str | Path, busy_timeout: float = 5.0, **pg_options: Any) -> Any:
+def store_for(target: str | Path, busy_timeout: float = 5.0, **pg_options: Any) -> AuditBackend:
     """The process-wide store of ``target``: a SQLite file (:class:`AuditStore`, one connection per
     database per process) or a ``postgresql://`` URL (:class:`agent_hooks_audit.pg.PgStore`, one
-    pool and one background writer per process). Both answer the same calls."""
+    pool and one background writer per process). Both answer the same calls: :class:`.backend.AuditBackend`."""
     key = (str(target), busy_timeout, *sorted(pg_options.items()))
     with _STORES_LOCK:
         store = _STORES.get(key)

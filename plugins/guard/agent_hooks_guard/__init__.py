@@ -16,7 +16,7 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from agent_hooks_core import hookimpl
+from agent_hooks_core import HookContext, HookEvent, hookimpl
 
 if TYPE_CHECKING:
     from .policy import Check, Policy
@@ -76,31 +76,31 @@ def _decide(ctx: Any, event: Any, pol: Policy, check: Check, field: str) -> dict
 
 
 @hookimpl
-def pre_tool(event: Any, ctx: Any) -> dict[str, Any] | None:
+def pre_tool(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
     pol = _policy(ctx)
     return _decide(ctx, event, pol, pol.check_tool(event.tool_name, event.arguments or {}, _branch(ctx)), "block")
 
 
 @hookimpl
-def pre_shell_exec(event: Any, ctx: Any) -> dict[str, Any] | None:
+def pre_shell_exec(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
     pol = _policy(ctx)
     return _decide(ctx, event, pol, pol.check_command(event.command, _branch(ctx)), "denied")
 
 
 @hookimpl
-def pre_file_read(event: Any, ctx: Any) -> dict[str, Any] | None:
+def pre_file_read(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
     pol = _policy(ctx)
     return _decide(ctx, event, pol, pol.check_path(event.path, write=False), "denied")
 
 
 @hookimpl
-def pre_file_write(event: Any, ctx: Any) -> dict[str, Any] | None:
+def pre_file_write(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
     pol = _policy(ctx)
     return _decide(ctx, event, pol, pol.check_path(event.path, write=True), "denied")
 
 
 @hookimpl
-def pre_fetch_url(event: Any, ctx: Any) -> dict[str, Any] | None:
+def pre_fetch_url(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
     if not event.url:
         return None  # a network tool without a URL: nothing to judge, the host decides
     pol = _policy(ctx)
@@ -108,7 +108,7 @@ def pre_fetch_url(event: Any, ctx: Any) -> dict[str, Any] | None:
 
 
 @hookimpl
-def pre_api_tools(event: Any, ctx: Any) -> dict[str, Any] | None:
+def pre_api_tools(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
     pol = _policy(ctx)
     names = pol.excluded_tools(event.tools or [], event.recursion_depth)
     if not names:
@@ -120,7 +120,7 @@ def pre_api_tools(event: Any, ctx: Any) -> dict[str, Any] | None:
 
 
 @hookimpl
-def pre_tool_output(event: Any, ctx: Any) -> dict[str, Any] | None:
+def pre_tool_output(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
     pol = _policy(ctx)
     if pol.redactor is None:
         return None

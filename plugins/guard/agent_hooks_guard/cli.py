@@ -29,19 +29,16 @@ class GuardCLIError(Exception):
 
 def _fail(message: str) -> Any:
     try:
-        from agent_hooks_core.cli.common import fail
+        from agent_hooks_core.cli import fail
     except ImportError:  # pragma: no cover - core always ships the CLI
         raise GuardCLIError(message) from None
     return fail(message)
 
 
 def _options(ctx: typer.Context) -> Any:
-    root = ctx.find_root().obj if ctx is not None else None
-    if root is None:
-        from agent_hooks_core.cli import common
+    from agent_hooks_core.cli import options
 
-        root = common.OPTIONS
-    return root
+    return options(ctx)
 
 
 def current_policy(ctx: typer.Context) -> Policy:

@@ -24,7 +24,7 @@ import threading
 import time
 from typing import Any
 
-from agent_hooks_core import hookimpl
+from agent_hooks_core import HookContext, Outcome, hookimpl
 
 __all__ = ["hook_called", "plugin_config_model", "setup", "shutdown"]
 
@@ -120,7 +120,7 @@ def _version() -> str:
 _CONFIGS: dict[int, tuple[Any, Any]] = {}
 
 
-def _config(ctx: Any) -> Any:
+def _config(ctx: HookContext) -> Any:
     raw = ctx.config
     hit = _CONFIGS.get(id(raw))
     if hit is not None and hit[0] is raw:
@@ -135,7 +135,7 @@ def _config(ctx: Any) -> Any:
 
 
 @hookimpl
-def hook_called(outcome: Any, ctx: Any) -> None:
+def hook_called(outcome: Outcome, ctx: HookContext) -> None:
     opts = _config(ctx)
     if outcome.hook in opts.exclude_hooks or not enabled():
         return

@@ -3,7 +3,8 @@ the standard ``OTEL_*`` environment variables)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from agent_hooks_core.config_fields import HookNames
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class OtelConfig(BaseModel):
@@ -14,14 +15,4 @@ class OtelConfig(BaseModel):
         description="event fields copied to span attributes (dotted paths such as 'arguments.command'), "
                     "always redacted; [] sends none")
     max_attribute_chars: int = Field(1024, ge=16, description="a payload attribute is cut to this length")
-    exclude_hooks: list[str] = Field(default_factory=list, description="hooks without spans or metrics")
-
-    @field_validator("exclude_hooks")
-    @classmethod
-    def _hooks(cls, value: list[str]) -> list[str]:
-        from agent_hooks_core.hookspecs.catalogue import BY_NAME, unknown_hook_message
-
-        for name in value:
-            if name not in BY_NAME:
-                raise ValueError(unknown_hook_message(name))
-        return value
+    exclude_hooks: HookNames = Field(default_factory=list, description="hooks without spans or metrics")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_hooks_core import hookimpl
+from agent_hooks_core import HookContext, HookEvent, hookimpl
 
 #: a host that asks the user about every rewritten tool call (Claude Code) may allow ours without
 #: asking: the command runs as written, only confined (Claude Code's own sandbox does the same)
@@ -23,7 +23,7 @@ CONFINES_ONLY = True
 __all__ = ["CONFINES_ONLY", "doctor_findings", "plugin_config_model", "pre_tool", "register_commands", "wrap"]
 
 
-def _config(ctx: Any) -> dict[str, Any]:
+def _config(ctx: HookContext) -> dict[str, Any]:
     from .policy import resolve
 
     return resolve(ctx.config)
@@ -76,8 +76,9 @@ def _cannot_rewrite(host: str) -> bool:
 
 
 @hookimpl(trylast=True)
-def pre_tool(event: Any, ctx: Any) -> dict[str, Any] | None:
-    cwd = event.get("cwd") if isinstance(event.get("cwd"), str) and event.get("cwd") else ctx.cwd
+def pre_tool(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
+    given = event.get("cwd")
+    cwd = given if isinstance(given, str) and given else ctx.cwd
     answer = wrap(_config(ctx), event.tool_name or "", dict(event.arguments or {}), cwd, ctx.host)
     if answer is not None and "warning" in answer:
         ctx.ui.notify(answer["warning"], "warning")

@@ -21,18 +21,15 @@ from .probe import unavailable
 
 
 def _fail(message: str) -> Any:
-    from agent_hooks_core.cli.common import fail
+    from agent_hooks_core.cli import fail
 
     return fail(message)
 
 
 def _options(ctx: typer.Context) -> Any:
-    root = ctx.find_root().obj if ctx is not None else None
-    if root is None:
-        from agent_hooks_core.cli import common
+    from agent_hooks_core.cli import options
 
-        root = common.OPTIONS
-    return root
+    return options(ctx)
 
 
 def current_config(ctx: typer.Context) -> tuple[dict[str, Any], str, list[str]]:

@@ -449,8 +449,8 @@ class Server:
         runtime and the user is told."""
         if self.entry is None or self._build is None:
             return
-        from ..serve import inputs
-        from ..serve.pool import successor
+        from . import inputs
+        from .pool import successor
 
         cwd, settings = self._where
         with self._reload_lock:
@@ -470,7 +470,7 @@ class Server:
         self._register()
 
     def _watch(self) -> None:
-        from ..serve.inputs import POLL_SECONDS
+        from .inputs import POLL_SECONDS
 
         while not self._watching.wait(POLL_SECONDS):
             try:
@@ -479,7 +479,7 @@ class Server:
                 print(f"agenthooks serve --stdio: watching the settings failed: {_describe(exc)}", file=sys.stderr)
 
     def _register(self) -> None:
-        from ..serve import sessions
+        from . import sessions
 
         entry = self.entry
         if entry is not None:
@@ -487,7 +487,7 @@ class Server:
                               sorted(entry.missing))
 
     def _notices(self) -> None:
-        from ..serve.notices import due
+        from .notices import due
 
         if self.rt is not None:
             for line in due(self.rt):
@@ -556,7 +556,7 @@ class Server:
                 "settings": self.options.settings}
         self._build = lambda: factory(**args)
         self._where = (cwd, self.options.settings)
-        from ..serve.pool import successor
+        from .pool import successor
 
         try:
             self.entry = successor(None, self._build, cwd, self.options.settings)
@@ -589,7 +589,7 @@ class Server:
         if not isinstance(name, str) or not name:
             raise RpcError(INVALID_PARAMS, "event: `name` must be the host's event name")
         event = {"name": name, "payload": payload}
-        from .dispatch import MAX_DEPTH, depth_exceeds
+        from ..transports.dispatch import MAX_DEPTH, depth_exceeds
 
         self._fresh()
         if depth_exceeds(payload):
@@ -649,7 +649,7 @@ class Server:
         return {}
 
     def close(self) -> None:
-        from ..serve import sessions
+        from . import sessions
 
         self._watching.set()
         sessions.unregister()
