@@ -13,5 +13,6 @@ FAST_COMMANDS = {
     "codex": "agent_hooks_core.bridges.codex:main",
     "gemini": "agent_hooks_core.bridges.gemini:main",
     "cursor": "agent_hooks_core.bridges.cursor:main",
+    "qwen": "agent_hooks_core.bridges.qwen:main",
     "serve": "agent_hooks_core.serve.fastcli:main",
 }

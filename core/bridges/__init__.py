@@ -21,6 +21,7 @@ ADAPTERS: dict[str, str] = {
     "gemini": "agent_hooks_core.bridges.gemini:ADAPTER",
     "cursor": "agent_hooks_core.bridges.cursor:ADAPTER",
     "opencode": "agent_hooks_core.bridges.opencode:ADAPTER",
+    "qwen": "agent_hooks_core.bridges.qwen:ADAPTER",
 }
 
 #: host name -> installer module; it provides ``install(scope, project_dir, dry_run, out, **options) -> int``,
@@ -35,6 +36,7 @@ INSTALLERS: dict[str, str] = {
     "gemini": "agent_hooks_core.bridges.gemini.install",
     "cursor": "agent_hooks_core.bridges.cursor.install",
     "opencode": "agent_hooks_core.bridges.opencode.install",
+    "qwen": "agent_hooks_core.bridges.qwen:INSTALLER",
 }
 
 

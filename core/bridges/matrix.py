@@ -26,12 +26,13 @@ HOSTS: dict[str, tuple[str, str, str]] = {
     "opencode": ("OpenCode", "opencode", "TypeScript plugin over `agenthooks serve --stdio`"),
     "pi": ("pi", "pi", "TypeScript extension over `agenthooks serve --stdio`"),
     "omp": ("oh-my-pi", "omp", "TypeScript extension over `agenthooks serve --stdio`"),
+    "qwen": ("Qwen Code", "qwen", "command hook per event (settings.json, Claude format)"),
 }
 
 
 #: hosts whose page this generator links (other hosts' pages are named, not linked: the link
 #: check must not depend on which branch's pages have landed)
-LINKED = ("claude-code", "codex", "gemini", "cursor", "opencode")
+LINKED = ("claude-code", "codex", "gemini", "cursor", "opencode", "qwen")
 
 
 def hosts() -> list[str]:
