@@ -10,12 +10,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...settings import home_dir
-from ..capabilities import Cap
-from ..hostkit import gate as g
-from ..hostkit.claudeformat import ClaudeFormatAdapter
-from ..hostkit.claudeinstall import ClaudeFormatInstaller
-from ..hostkit.shape import ToolShape, needs
+from ..settings import home_dir
+from .capabilities import Cap
+from .hostkit import gate as g
+from .hostkit.claudeformat import ClaudeFormatAdapter
+from .hostkit.claudeinstall import ClaudeFormatInstaller
+from .hostkit.shape import ToolShape, needs
 
 #: the events we wire (the 0.24.4 bundle has 22; the others have no canonical hook yet)
 EVENTS = ("SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
@@ -72,7 +72,7 @@ INSTALLER = ClaudeFormatInstaller(
 
 def main(argv: list[str]) -> int:
     """``agenthooks qwen``: one Qwen Code hook event on stdin, the answer on stdout."""
-    from ..hostkit.command import main as command_main
+    from .hostkit.command import main as command_main
 
     return command_main(ADAPTER, argv, "Qwen Code")
 
