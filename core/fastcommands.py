@@ -14,5 +14,6 @@ FAST_COMMANDS = {
     "gemini": "agent_hooks_core.bridges.gemini:main",
     "cursor": "agent_hooks_core.bridges.cursor:main",
     "qwen": "agent_hooks_core.bridges.qwen:main",
+    "copilot": "agent_hooks_core.bridges.copilot:main",
     "serve": "agent_hooks_core.serve.fastcli:main",
 }

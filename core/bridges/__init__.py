@@ -22,6 +22,7 @@ ADAPTERS: dict[str, str] = {
     "cursor": "agent_hooks_core.bridges.cursor:ADAPTER",
     "opencode": "agent_hooks_core.bridges.opencode:ADAPTER",
     "qwen": "agent_hooks_core.bridges.qwen:ADAPTER",
+    "copilot": "agent_hooks_core.bridges.copilot:ADAPTER",
 }
 
 #: host name -> installer module; it provides ``install(scope, project_dir, dry_run, out, **options) -> int``,
@@ -37,6 +38,7 @@ INSTALLERS: dict[str, str] = {
     "cursor": "agent_hooks_core.bridges.cursor.install",
     "opencode": "agent_hooks_core.bridges.opencode.install",
     "qwen": "agent_hooks_core.bridges.qwen:INSTALLER",
+    "copilot": "agent_hooks_core.bridges.copilot:INSTALLER",
 }
 
 

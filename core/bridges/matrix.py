@@ -27,12 +27,13 @@ HOSTS: dict[str, tuple[str, str, str]] = {
     "pi": ("pi", "pi", "TypeScript extension over `agenthooks serve --stdio`"),
     "omp": ("oh-my-pi", "omp", "TypeScript extension over `agenthooks serve --stdio`"),
     "qwen": ("Qwen Code", "qwen", "command hook per event (settings.json, Claude format)"),
+    "copilot": ("GitHub Copilot CLI", "copilot", "command hook per event (hooks/*.json, PascalCase events)"),
 }
 
 
 #: hosts whose page this generator links (other hosts' pages are named, not linked: the link
 #: check must not depend on which branch's pages have landed)
-LINKED = ("claude-code", "codex", "gemini", "cursor", "opencode", "qwen")
+LINKED = ("claude-code", "codex", "gemini", "cursor", "opencode", "qwen", "copilot")
 
 
 def hosts() -> list[str]:

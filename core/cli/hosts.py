@@ -24,7 +24,8 @@ SCOPE_HELP = {
     "local": "this project's private settings (this machine only)",
 }
 HOST_TITLES = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "cursor": "Cursor",
-               "opencode": "OpenCode", "qwen": "Qwen Code"}
+               "opencode": "OpenCode", "qwen": "Qwen Code",
+               "copilot": "GitHub Copilot CLI"}
 
 
 class CommandError(Exception):

@@ -15,6 +15,7 @@ from agent_hooks_core.bridges import INSTALLERS, adapter, load
 #: host -> (user config file under HOME, the key of the event table or None for the top level)
 HOSTS: dict[str, tuple[str, str | None]] = {
     "qwen": (".qwen/settings.json", "hooks"),
+    "copilot": (".copilot/hooks/agent-hooks.json", "hooks"),
 }
 
 ARGV = [sys.executable, "-m", "agent_hooks_core"]
@@ -74,6 +75,23 @@ def test_a_broken_table_is_one_line_and_nothing_changes(host, home):
 def test_unreadable_pretooluse_fails_closed(host):
     answer = adapter(host).failure("PreToolUse", "bad input")
     body = answer.body["hookSpecificOutput"]
-    assert answer.exit_code == 2 and answer.blocked
+    assert answer.exit_code == (0 if host == "copilot" else 2) and answer.blocked
     assert body["permissionDecision"] == "deny" and "fail-closed" in body["permissionDecisionReason"]
     assert adapter(host).failure("SessionEnd", "bad input").exit_code == 1
+
+
+@pytest.mark.parametrize(("trusted", "warned"), [(None, True), ("project", False), ("", False), ("elsewhere", True)])
+def test_doctor_reports_copilots_untrusted_folder(home, trusted, warned):
+    from agent_hooks_core.bridges import copilot
+
+    project = home / "work" / "project"
+    project.mkdir(parents=True)
+    copilot.INSTALLER.plan_install("project", project, argv=[*ARGV, "copilot"]).apply()
+    if trusted is not None:
+        folder = {"project": project, "": home / "work", "elsewhere": home / "other"}[trusted]
+        (home / ".copilot").mkdir()
+        # Copilot writes this file with a leading comment line
+        (home / ".copilot" / "config.json").write_text(
+            "// managed by Copilot\n" + json.dumps({"trusted_folders": [str(folder)]}))
+    lines = copilot.INSTALLER.status(str(project))
+    assert any(line.startswith("warning:") and "trust" in line for line in lines) is warned, lines

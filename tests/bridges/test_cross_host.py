@@ -43,6 +43,8 @@ SHELL: dict[str, tuple[Callable[[str], dict[str, Any]], Callable[[Any], bool]]] 
     "opencode": (lambda c: _set(_sample("opencode", "tool.execute.before"), ("payload", "output", "args"),
                                 {"command": c}),
                  lambda a: bool((a.body or {}).get("block"))),
+    "copilot": (lambda c: _set(_sample("copilot", "PreToolUse"), ("tool_input",), {"command": c}),
+                lambda a: (a.body or {}).get("hookSpecificOutput", {}).get("permissionDecision") == "deny"),
     "qwen": (lambda c: _set(_sample("qwen", "PreToolUse"), ("tool_input",), {"command": c}),
              lambda a: (a.body or {}).get("hookSpecificOutput", {}).get("permissionDecision") == "deny"),
 }
@@ -64,7 +66,7 @@ OUTPUT: dict[str, tuple[Callable[[str], dict[str, Any]], Callable[[Any], str | N
 
 HOSTS = sorted(SHELL)
 #: hosts that cannot change a tool's output (their post-tool answer is read as context only)
-NO_OUTPUT_REWRITE = frozenset({"qwen"})
+NO_OUTPUT_REWRITE = frozenset({"qwen", "copilot"})
 
 
 def _run(host: str, event: dict[str, Any], cwd: str) -> Any:

@@ -3,8 +3,8 @@ Droid, GitHub Copilot CLI in its PascalCase mode): ``hook_event_name`` on stdin,
 ``hookSpecificOutput`` (``permissionDecision`` deny/allow + ``updatedInput``, ``additionalContext``).
 
 A host subclass names its events, its tools and what they amount to (``permission_calls``). Our
-own failure on a gating event is the JSON deny *and* exit 2 with the reason on stderr: each of these
-hosts blocks on exit 2, and some drop stderr, so the reason travels in both.
+own failure on a gating event is the JSON deny *and* exit 2 with the reason on stderr (each of these
+hosts blocks on exit 2), except where the host ignores the JSON after a non-zero exit (Copilot).
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ class ClaudeFormatAdapter(Adapter):
     TOOL_SHAPE = ToolShape(fields={})
     #: events whose reply may carry ``hookSpecificOutput.additionalContext``
     CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "PostToolUse"})
+    #: the exit code of our own failure on a gating event (with the JSON deny); a host that reads
+    #: no JSON after a non-zero exit sets 0 so that the reason reaches the model
+    FAILURE_EXIT = 2
 
     @property
     def SHAPES(self) -> Mapping[str, ToolShape]:  # type: ignore[override]
@@ -52,7 +55,7 @@ class ClaudeFormatAdapter(Adapter):
         if event_name in self.GATING or event_name is None:
             reason = fail_reason(problem)
             body = self._specific("PreToolUse", permissionDecision="deny", permissionDecisionReason=reason)
-            return HostAnswer(body=body, stderr=[reason], exit_code=2, blocked=True)
+            return HostAnswer(body=body, stderr=[reason], exit_code=self.FAILURE_EXIT, blocked=True)
         return HostAnswer(stderr=[f"agenthooks {self.name}: error ({event_name}): {problem}"], exit_code=1)
 
     # -- tools -----------------------------------------------------------------------------
@@ -77,7 +80,7 @@ class ClaudeFormatAdapter(Adapter):
 
     def on_PostToolUse(self, turn: Turn) -> HostAnswer:
         tool, arguments = turn.tool()
-        turn.fire("post_tool", {"tool_name": tool, "arguments": arguments, "result": turn.event.get("tool_response"),
+        turn.fire("post_tool", {"tool_name": tool, "arguments": arguments, "result": turn.event.get("tool_response", turn.event.get("tool_result")),
                                 "tool_call_id": turn.text("tool_use_id") or turn.text("tool_call_id")})
         return self._context(turn, None, [])
 

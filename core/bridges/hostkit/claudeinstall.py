@@ -1,6 +1,6 @@
 """``agenthooks install <host>`` for hosts whose hook config is Claude Code's shape
-(``{EVENT: [{"matcher"?, "hooks": [{"type": "command", COMMAND_KEY: CMD, TIMEOUT_KEY: N}]}]}``),
-under a ``hooks`` key or at the top level of the file: one :class:`ClaudeFormatInstaller` per host.
+(``{EVENT: [{"matcher"?, "hooks": [{"type": "command", COMMAND_KEY: CMD, TIMEOUT_KEY: N}]}]}``, or
+the handlers listed directly), under a ``hooks`` key or at the top level of the file: one :class:`ClaudeFormatInstaller` per host.
 
 It keeps everything of the user's and only adds or removes groups whose handler runs our bridge
 for this host; ``status`` (doctor) reports wiring that is missing, broken, or that the host would
@@ -47,6 +47,8 @@ class ClaudeFormatInstaller:
     wrapper: str | None = "hooks"
     #: keys the file must carry for the host to read it (Copilot's ``version``)
     header: Mapping[str, Any] = field(default_factory=dict)
+    #: False when each event lists handlers directly (Copilot) rather than ``{"hooks": [...]}`` groups
+    nested: bool = True
     command_key: str = "command"
     timeout_key: str = "timeout"
     timeout: int = 60
@@ -89,6 +91,10 @@ class ClaudeFormatInstaller:
         for event in [e for e, v in table.items() if isinstance(v, list)]:
             groups = []
             for group in table[event]:
+                if not self.nested:
+                    if not self.is_ours(group):
+                        groups.append(group)
+                    continue
                 inner = group.get("hooks") if isinstance(group, dict) else None
                 if isinstance(inner, list) and any(self.is_ours(h) for h in inner):
                     group = {**group, "hooks": [h for h in inner if not self.is_ours(h)]}
@@ -112,7 +118,8 @@ class ClaudeFormatInstaller:
             groups = table.setdefault(event, [])
             if not isinstance(groups, list):
                 raise InstallError(f"{path}: {event} must be a list; nothing was changed")
-            groups.append({"hooks": [self.handler(event, argv)]})
+            entry = self.handler(event, argv)
+            groups.append({"hooks": [entry]} if self.nested else entry)
         return new
 
     # -- install / uninstall -------------------------------------------------------------------
@@ -158,7 +165,7 @@ class ClaudeFormatInstaller:
         table = data.get(self.wrapper) if self.wrapper else data
         for event, groups in (table.items() if isinstance(table, dict) else []):
             for group in groups if isinstance(groups, list) else []:
-                inner = group.get("hooks") if isinstance(group, dict) else None
+                inner = group.get("hooks") if isinstance(group, dict) and self.nested else [group]
                 found.setdefault(event, []).extend(
                     h for h in (inner if isinstance(inner, list) else []) if self.is_ours(h))
         return {e: hs for e, hs in found.items() if hs}

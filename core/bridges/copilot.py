@@ -1,0 +1,112 @@
+"""GitHub Copilot CLI (1.0.102): command hooks in ``~/.copilot/hooks/agent-hooks.json``.
+
+Copilot reads its hook files in two dialects; we use the PascalCase one (``PreToolUse`` …), whose
+stdin and answers are Claude Code's (``hook_event_name``, ``tool_name: "Bash"``,
+``hookSpecificOutput.permissionDecision``), so :mod:`.hostkit.claudeformat` answers it. Copilot
+drops a hook's stderr, so a reason must travel in the JSON; any non-zero exit blocks a tool.
+Repository hooks (``.github/hooks/``) load only in a trusted folder: ``doctor`` says when not.
+See docs/hosts/copilot.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..settings import home_dir
+from .capabilities import Cap
+from .hostkit.claudeformat import ClaudeFormatAdapter
+from .hostkit.claudeinstall import ClaudeFormatInstaller
+from .hostkit.shape import ToolShape, needs
+
+EVENTS = ("SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+
+FILE = "agent-hooks.json"
+
+
+class CopilotAdapter(ClaudeFormatAdapter):
+    name = "copilot"
+    TITLE = "GitHub Copilot CLI"
+    EVENTS = EVENTS
+    SHELL_TOOLS = frozenset({"Bash"})
+    TOOL_SHAPE = ToolShape(fields={"Bash": needs("command")})
+    # Copilot blocks on any non-zero exit but then reads no JSON and drops stderr ("hook exited with
+    # code 2"): our own failure is exit 0 with the JSON deny, so the model learns why. A failure
+    # of the fast client itself still exits 2: blocked, without the reason.
+    FAILURE_EXIT = 0
+
+    CAPABILITIES = {
+        "on_start": Cap("SessionStart"),
+        "session_start": Cap("SessionStart"),
+        "on_end": Cap("SessionEnd"),
+        "pre_message": Cap("UserPromptSubmit", block=True),
+        "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, note="as additionalContext"),
+        "pre_tool": Cap("PreToolUse", block=True, rewrite=True, closed=True,
+                        note="a hook timeout (ours: 60 s) lets the tool run"),
+        "pre_shell_exec": Cap("PreToolUse Bash", block=True, closed=True),
+        "post_tool": Cap("PostToolUse"),
+        "agent_end": Cap("Stop"),
+    }
+
+
+ADAPTER = CopilotAdapter()
+
+
+def copilot_home(environ: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    return Path(env["COPILOT_HOME"]) if env.get("COPILOT_HOME") else home_dir(environ) / ".copilot"
+
+
+def trusted_folders(environ: Mapping[str, str] | None = None) -> list[Path]:
+    """``trusted_folders`` of ``~/.copilot/config.json`` (a JSON file with ``//`` comment lines)."""
+    try:
+        text = (copilot_home(environ) / "config.json").read_text(encoding="utf-8")
+        data = json.loads(re.sub(r"(?m)^\s*//.*$", "", text))
+    except (OSError, ValueError):
+        return []
+    folders = data.get("trusted_folders") if isinstance(data, dict) else None
+    return [Path(os.path.abspath(f)) for f in folders if isinstance(f, str)] if isinstance(folders, list) else []
+
+
+def folder_trusted(folder: str, environ: Mapping[str, str] | None = None) -> bool:
+    here = Path(os.path.abspath(folder))
+    return any(here == t or t in here.parents for t in trusted_folders(environ))
+
+
+UNTRUSTED = ("GitHub Copilot CLI skips repository hooks in a folder it does not trust: trust {folder} "
+             "when Copilot asks, or run it with --trust-folder (or COPILOT_ALLOW_ALL=true)")
+
+
+def _traps(scope: str, path: Path, data: dict[str, Any], project: str | None) -> list[str]:
+    folder = str(path.parent.parent.parent)
+    if scope == "project" and INSTALLER.ours(data) and not folder_trusted(folder):
+        return [f"warning: {path}: " + UNTRUSTED.format(folder=folder)]
+    return []
+
+
+def _notes(scope: str, path: Path, project: str | None) -> list[str]:
+    folder = str(path.parent.parent.parent)
+    return [UNTRUSTED.format(folder=folder)] if scope == "project" and not folder_trusted(folder) else []
+
+
+INSTALLER = ClaudeFormatInstaller(
+    host="copilot", title="GitHub Copilot CLI",
+    paths={"user": lambda project, env: copilot_home(env) / "hooks" / FILE,
+           "project": lambda project, env: Path(project) / ".github" / "hooks" / FILE},
+    events=EVENTS, gating=ADAPTER.GATING, header={"version": 1}, nested=False,
+    command_key="bash", timeout_key="timeoutSec", timeout=60, traps=_traps, notes=_notes,
+)
+
+
+def main(argv: list[str]) -> int:
+    """``agenthooks copilot``: one Copilot CLI hook event on stdin, the answer on stdout."""
+    from .hostkit.command import main as command_main
+
+    return command_main(ADAPTER, argv, "GitHub Copilot CLI")
+
+
+__all__ = ["ADAPTER", "EVENTS", "INSTALLER", "CopilotAdapter", "main"]
