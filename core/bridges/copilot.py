@@ -18,12 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import home_dir
-from .capabilities import Cap
 from .hostkit.claudeformat import ClaudeFormatAdapter
 from .hostkit.claudeinstall import ClaudeFormatInstaller
 from .hostkit.shape import ToolShape, needs
-
-EVENTS = ("SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+from .hosts.copilot import EVENTS
 
 FILE = "agent-hooks.json"
 
@@ -39,18 +37,6 @@ class CopilotAdapter(ClaudeFormatAdapter):
     # of the fast client itself still exits 2: blocked, without the reason.
     FAILURE_EXIT = 0
 
-    CAPABILITIES = {
-        "on_start": Cap("SessionStart"),
-        "session_start": Cap("SessionStart"),
-        "on_end": Cap("SessionEnd"),
-        "pre_message": Cap("UserPromptSubmit", block=True),
-        "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, note="as additionalContext"),
-        "pre_tool": Cap("PreToolUse", block=True, rewrite=True, closed=True,
-                        note="a hook timeout (ours: 60 s) lets the tool run"),
-        "pre_shell_exec": Cap("PreToolUse Bash", block=True, closed=True),
-        "post_tool": Cap("PostToolUse"),
-        "agent_end": Cap("Stop"),
-    }
 
 
 ADAPTER = CopilotAdapter()

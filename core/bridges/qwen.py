@@ -11,14 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import home_dir
-from .capabilities import Cap
 from .hostkit import gate as g
 from .hostkit.claudeformat import ClaudeFormatAdapter
 from .hostkit.claudeinstall import ClaudeFormatInstaller
 from .hostkit.shape import ToolShape, needs
-
-#: the events we wire (the 0.24.4 bundle has 22; the others have no canonical hook yet)
-EVENTS = ("SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+from .hosts.qwen import EVENTS
 
 SHELL = "run_shell_command"
 WRITE_TOOLS = frozenset({"write_file", "edit", "replace"})
@@ -32,19 +29,6 @@ class QwenAdapter(ClaudeFormatAdapter):
     TOOL_SHAPE = ToolShape(fields={SHELL: needs("command"), **{t: needs("file_path") for t in WRITE_TOOLS},
                                    "read_file": needs("absolute_path", "file_path")})
 
-    CAPABILITIES = {
-        "on_start": Cap("SessionStart"),
-        "session_start": Cap("SessionStart"),
-        "on_end": Cap("SessionEnd"),
-        "pre_message": Cap("UserPromptSubmit", block=True),
-        "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, note="as additionalContext"),
-        "pre_tool": Cap("PreToolUse", block=True, rewrite=True, closed=True,
-                        note="a JSON deny or exit 2 blocks; other exits and timeouts let the tool run"),
-        "pre_shell_exec": Cap("PreToolUse run_shell_command", block=True, closed=True),
-        "pre_file_write": Cap("PreToolUse write_file|edit", block=True, closed=True),
-        "post_tool": Cap("PostToolUse"),
-        "agent_end": Cap("Stop"),
-    }
 
     def permission_calls(self, tool: str, arguments: dict[str, Any], cwd: str) -> g.Calls:
         if tool in WRITE_TOOLS:

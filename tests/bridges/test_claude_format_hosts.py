@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from agent_hooks_core.bridges import INSTALLERS, adapter, load
+from agent_hooks_core.bridges import adapter
+from agent_hooks_core.bridges.registry import installer
 
 #: host -> (user config file under HOME, the key of the event table or None for the top level)
 HOSTS: dict[str, tuple[str, str | None]] = {
@@ -41,7 +42,7 @@ def test_install_keeps_the_users_hooks_and_is_idempotent(host, home):
     mine = {"hooks": [{"type": "command", "command": "echo mine", "timeout": 5}]}
     users = {"PreToolUse": [mine]}
     path.write_text(json.dumps({key: users, "theme": "dark"} if key else {**users}))
-    inst = load(INSTALLERS[host])
+    inst = installer(host)
     inst.plan_install("user", argv=[*ARGV, host]).apply()
     first = path.read_text()
     inst.plan_install("user", argv=[*ARGV, host]).apply()
@@ -64,7 +65,7 @@ def test_a_broken_table_is_one_line_and_nothing_changes(host, home):
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps({key: ["not", "an", "object"]}) if key else json.dumps({"PreToolUse": {"x": 1}})
     path.write_text(text)
-    inst = load(INSTALLERS[host])
+    inst = installer(host)
     with pytest.raises(Exception) as info:
         inst.plan_install("user", argv=[*ARGV, host]).apply()
     assert "nothing was changed" in str(info.value) and "\n" not in str(info.value)
