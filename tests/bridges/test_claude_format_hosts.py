@@ -17,6 +17,7 @@ from agent_hooks_core.bridges.registry import installer
 HOSTS: dict[str, tuple[str, str | None]] = {
     "qwen": (".qwen/settings.json", "hooks"),
     "copilot": (".copilot/hooks/agent-hooks.json", "hooks"),
+    "droid": (".factory/hooks.json", None),
 }
 
 ARGV = [sys.executable, "-m", "agent_hooks_core"]
@@ -96,3 +97,28 @@ def test_doctor_reports_copilots_untrusted_folder(home, trusted, warned):
             "// managed by Copilot\n" + json.dumps({"trusted_folders": [str(folder)]}))
     lines = copilot.INSTALLER.status(str(project))
     assert any(line.startswith("warning:") and "trust" in line for line in lines) is warned, lines
+
+
+@pytest.mark.parametrize(("layout", "expected"), [
+    ("top", "ok: "),                      # what install writes
+    ("wrapped", "problem: "),             # ours under a "hooks" wrapper: Droid never runs them
+    ("user-wrapped", "warning: "),        # the user's own hooks under the wrapper
+    ("settings", "warning: "),            # hooks in settings.json while hooks.json exists
+])
+def test_doctor_reports_droids_silent_skips(home, layout, expected):
+    from agent_hooks_core.bridges import droid
+
+    droid.INSTALLER.plan_install("user", argv=[*ARGV, "droid"]).apply()
+    path = home / ".factory" / "hooks.json"
+    ours = json.loads(path.read_text())
+    mine = {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo mine"}]}]}
+    if layout == "wrapped":
+        path.write_text(json.dumps({"hooks": ours}))
+    elif layout == "user-wrapped":
+        path.write_text(json.dumps({**ours, "hooks": mine}))
+    elif layout == "settings":
+        (home / ".factory" / "settings.json").write_text(json.dumps({"hooks": mine}))
+    lines = droid.INSTALLER.status(str(home / "project"))
+    assert any(line.startswith(expected) for line in lines), lines
+    if expected != "ok: ":
+        assert any("ignores" in line for line in lines), lines

@@ -45,6 +45,8 @@ SHELL: dict[str, tuple[Callable[[str], dict[str, Any]], Callable[[Any], bool]]] 
                  lambda a: bool((a.body or {}).get("block"))),
     "copilot": (lambda c: _set(_sample("copilot", "PreToolUse"), ("tool_input",), {"command": c}),
                 lambda a: (a.body or {}).get("hookSpecificOutput", {}).get("permissionDecision") == "deny"),
+    "droid": (lambda c: _set(_sample("droid", "PreToolUse"), ("tool_input", "command"), c),
+              lambda a: (a.body or {}).get("hookSpecificOutput", {}).get("permissionDecision") == "deny"),
     "qwen": (lambda c: _set(_sample("qwen", "PreToolUse"), ("tool_input",), {"command": c}),
              lambda a: (a.body or {}).get("hookSpecificOutput", {}).get("permissionDecision") == "deny"),
 }
@@ -66,7 +68,7 @@ OUTPUT: dict[str, tuple[Callable[[str], dict[str, Any]], Callable[[Any], str | N
 
 HOSTS = sorted(SHELL)
 #: hosts that cannot change a tool's output (their post-tool answer is read as context only)
-NO_OUTPUT_REWRITE = frozenset({"qwen", "copilot"})
+NO_OUTPUT_REWRITE = frozenset({"qwen", "copilot", "droid"})
 
 
 def _run(host: str, event: dict[str, Any], cwd: str) -> Any:
