@@ -53,9 +53,7 @@ def _traps(scope: str, path: Path, data: dict[str, Any], project: str | None) ->
     lines = []
     wrapped = data.get("hooks")
     if isinstance(wrapped, dict) and wrapped:
-        ours = any(INSTALLER.is_ours(h) for groups in wrapped.values() if isinstance(groups, list)
-                   for group in groups if isinstance(group, dict)
-                   for h in (group.get("hooks") if isinstance(group.get("hooks"), list) else []))
+        ours = bool(INSTALLER.ours(wrapped))  # the table under the wrapper, read as Droid reads the top level
         lines.append(f"{'problem' if ours else 'warning'}: {path}: Droid ignores a \"hooks\" wrapper in hooks.json "
                      f"(events must be at the top level), so the hooks under it never run"
                      + (f"; run `agenthooks install droid --{scope}`" if ours else ""))
