@@ -31,6 +31,7 @@ class CopilotAdapter(ClaudeFormatAdapter):
     TITLE = "GitHub Copilot CLI"
     EVENTS = EVENTS
     SHELL_TOOLS = frozenset({"Bash"})
+    STOP_GATE = True
     TOOL_SHAPE = ToolShape(fields={"Bash": needs("command")})
     # Copilot blocks on any non-zero exit but then reads no JSON and drops stderr ("hook exited with
     # code 2"): our own failure is exit 0 with the JSON deny, so the model learns why. A failure

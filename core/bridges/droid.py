@@ -29,6 +29,7 @@ class DroidAdapter(ClaudeFormatAdapter):
     TITLE = "Factory Droid"
     EVENTS = EVENTS
     SHELL_TOOLS = frozenset({SHELL})
+    STOP_GATE = True
     TOOL_SHAPE = ToolShape(fields={SHELL: needs("command")})
 
     def permission_calls(self, tool: str, arguments: dict[str, Any], cwd: str) -> g.Calls:

@@ -26,6 +26,7 @@ class QwenAdapter(ClaudeFormatAdapter):
     TITLE = "Qwen Code"
     EVENTS = EVENTS
     SHELL_TOOLS = frozenset({SHELL})
+    STOP_GATE = True
     TOOL_SHAPE = ToolShape(fields={SHELL: needs("command"), **{t: needs("file_path") for t in WRITE_TOOLS},
                                    "read_file": needs("absolute_path", "file_path")})
 

@@ -36,8 +36,9 @@ def home(tmp_path, monkeypatch):
         yield home
 
 
-def run_copilot(cli: Path, home: Path, command: str) -> list[str]:
-    with FakeModel([tool_call("bash", {"command": command, "description": "run it"}), say("ok")]) as model:
+def run_copilot(cli: Path, home: Path, command: str, repeat: int = 1) -> list[str]:
+    turns = [tool_call("bash", {"command": command, "description": "run it"}), say("ok")] * repeat
+    with FakeModel(turns) as model:
         env = base_env(home, COPILOT_OFFLINE="true", COPILOT_PROVIDER_BASE_URL=model.base_url,
                        COPILOT_PROVIDER_API_KEY="dummy", COPILOT_MODEL="fake-model", COPILOT_AUTO_UPDATE="false")
         proc = run([str(cli), "-p", "go", "--allow-all", "--output-format", "json", "--no-auto-update",
@@ -93,3 +94,27 @@ def test_repository_hooks_run_only_in_a_trusted_folder_and_doctor_says_so(cli, h
     assert (home / "keep" / "file").read_text() == "still here"
     assert "[guard:rm-broad]" in outputs[0], outputs
     assert json.loads((project / ".github" / "hooks" / "agent-hooks.json").read_text())["version"] == 1
+
+
+GATE = """
+from pathlib import Path
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def stop_gate(event, ctx):
+    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
+    if runs < WANTED:
+        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
+"""
+
+
+@pytest.mark.parametrize(("wanted", "limit", "runs"), [(2, 3, 2), (99, 1, 2)])
+def test_the_stop_gate_keeps_copilot_working_within_the_limit(cli, home, tmp_path, wanted, limit, runs):
+    import os
+
+    gate = tmp_path / "gate.py"
+    gate.write_text(GATE.replace("WANTED", str(wanted)))
+    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"stop_gate_limit = {limit}\n")
+    install([sys.executable, "-m", "agent_hooks_core", "copilot", "--hook", str(gate)])
+    run_copilot(cli, home, "echo ran >> RUNS", repeat=3)
+    assert (home / "project" / "RUNS").read_text().count("ran") == runs

@@ -35,13 +35,13 @@ def home(tmp_path, monkeypatch):
         yield home
 
 
-def run_droid(cli: Path, home: Path, command: str) -> list[str]:
+def run_droid(cli: Path, home: Path, command: str, repeat: int = 1) -> list[str]:
     model = {"model": "fake-model", "displayName": "Fake", "baseUrl": "{BASE}", "apiKey": "dummy",
              "provider": "generic-chat-completion-api", "maxOutputTokens": 4096}
     # Droid rejects an Execute call without riskLevel and riskLevelReason before any hook runs
     call = {"command": command, "riskLevel": "low", "riskLevelReason": "a test"}
     env = base_env(home, FACTORY_OTEL_ENABLED="false", FACTORY_TELEMETRY_INGEST_BASE_URL="http://127.0.0.1:9")
-    out = run_in_netns([{"call": ["Execute", call]}, {"say": "ok"}],
+    out = run_in_netns([{"call": ["Execute", call]}, {"say": "ok"}] * repeat,
                        [str(cli), "exec", "-m", "custom:Fake-0", "--auto", "high", "-o", "json", "go"],
                        home / "project", env, {str(home / ".factory" / "settings.json"): {"customModels": [model]}})
     assert out["returncode"] == 0 and not out["errors"], out
@@ -87,3 +87,27 @@ def test_a_hooks_wrapper_is_ignored_by_droid_and_reported_by_doctor(cli, home):
     (home / "keep" / "victim").write_text("x")
     run_droid(cli, home, f"rm {home / 'keep' / 'victim'}")
     assert not (home / "keep" / "victim").exists()  # the trap: Droid ran it, our hooks never saw it
+
+
+GATE = """
+from pathlib import Path
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def stop_gate(event, ctx):
+    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
+    if runs < WANTED:
+        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
+"""
+
+
+@pytest.mark.parametrize(("wanted", "limit", "runs"), [(2, 3, 2), (99, 1, 2)])
+def test_the_stop_gate_keeps_droid_working_within_the_limit(cli, home, tmp_path, wanted, limit, runs):
+    import os
+
+    gate = tmp_path / "gate.py"
+    gate.write_text(GATE.replace("WANTED", str(wanted)))
+    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"stop_gate_limit = {limit}\n")
+    install([sys.executable, "-m", "agent_hooks_core", "droid", "--hook", str(gate)])
+    run_droid(cli, home, "echo ran >> RUNS", repeat=3)
+    assert (home / "project" / "RUNS").read_text().count("ran") == runs

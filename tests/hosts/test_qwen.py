@@ -75,3 +75,27 @@ def test_a_crash_of_ours_blocks(cli, home, tmp_path):
     outputs = run_qwen(cli, home, [tool_call("run_shell_command", {"command": "echo x > ran.txt"}), say("ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert "fail-closed" in outputs[0], outputs
+
+
+GATE = """
+from pathlib import Path
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def stop_gate(event, ctx):
+    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
+    if runs < WANTED:
+        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
+"""
+
+
+@pytest.mark.parametrize(("wanted", "limit", "runs"), [(2, 3, 2), (99, 1, 2)])
+def test_the_stop_gate_keeps_qwen_working_within_the_limit(cli, home, tmp_path, wanted, limit, runs):
+    import os
+
+    gate = tmp_path / "gate.py"
+    gate.write_text(GATE.replace("WANTED", str(wanted)))
+    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"stop_gate_limit = {limit}\n")
+    install([sys.executable, "-m", "agent_hooks_core", "qwen", "--hook", str(gate)])
+    run_qwen(cli, home, [tool_call("run_shell_command", {"command": "echo ran >> RUNS"}), say("ok")] * 3)
+    assert (home / "project" / "RUNS").read_text().count("ran") == runs

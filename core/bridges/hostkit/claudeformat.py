@@ -28,6 +28,8 @@ class ClaudeFormatAdapter(Adapter):
     #: the exit code of our own failure on a gating event (with the JSON deny); a host that reads
     #: no JSON after a non-zero exit sets 0 so that the reason reaches the model
     FAILURE_EXIT = 2
+    #: the host keeps working on a Stop ``decision: "block"`` (proven on the real agent)
+    STOP_GATE = False
 
     @property
     def SHAPES(self) -> Mapping[str, ToolShape]:  # type: ignore[override]
@@ -116,4 +118,8 @@ class ClaudeFormatAdapter(Adapter):
 
     def on_Stop(self, turn: Turn) -> HostAnswer:
         turn.fire("agent_end", {"last_assistant_message": turn.text("last_assistant_message")})
-        return HostAnswer()
+        if not self.STOP_GATE:
+            return HostAnswer()
+        reason = turn.stop_gate()
+        # Claude's protocol: a Stop "block" keeps the agent working, the reason as its next instruction
+        return HostAnswer(body={"decision": "block", "reason": reason}) if reason else HostAnswer()

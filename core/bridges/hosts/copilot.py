@@ -22,6 +22,8 @@ CAPABILITIES: dict[str, Cap] = {
     "pre_shell_exec": Cap("PreToolUse Bash", block=True, closed=True, proven=PROVEN),
     "post_tool": Cap("PostToolUse"),
     "agent_end": Cap("Stop"),
+    "stop_gate": Cap("Stop", block=True, continues=True, proven=PROVEN,
+                     note="continue = decision block, the reason as the next instruction"),
 }
 
 HOST = Host(

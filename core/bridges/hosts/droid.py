@@ -23,6 +23,8 @@ CAPABILITIES: dict[str, Cap] = {
     "pre_file_write": Cap("PreToolUse Create|Edit|MultiEdit", block=True, note="when the call carries file_path"),
     "post_tool": Cap("PostToolUse"),
     "agent_end": Cap("Stop"),
+    "stop_gate": Cap("Stop", block=True, continues=True, proven=PROVEN,
+                     note="continue = decision block, the reason as the next instruction"),
 }
 
 HOST = Host(

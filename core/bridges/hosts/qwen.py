@@ -24,6 +24,8 @@ CAPABILITIES: dict[str, Cap] = {
     "pre_file_write": Cap("PreToolUse write_file|edit", block=True, closed=True),
     "post_tool": Cap("PostToolUse"),
     "agent_end": Cap("Stop"),
+    "stop_gate": Cap("Stop", block=True, continues=True, proven=PROVEN,
+                     note="continue = decision block, the reason as the next instruction"),
 }
 
 HOST = Host(
