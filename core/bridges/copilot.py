@@ -86,6 +86,8 @@ INSTALLER = ClaudeFormatInstaller(
            "project": lambda project, env: Path(project) / ".github" / "hooks" / FILE},
     events=EVENTS, gating=ADAPTER.GATING, header={"version": 1}, nested=False,
     command_key="bash", timeout_key="timeoutSec", timeout=60, traps=_traps, notes=_notes,
+    # trusted_folders decides whether repository hooks run; settings.json may hold hooks too
+    also_protect=lambda project, env: [copilot_home(env) / "config.json", copilot_home(env) / "settings.json"],
 )
 
 

@@ -74,6 +74,9 @@ INSTALLER = ClaudeFormatInstaller(
     paths={"user": lambda project, env: _folder("user", project, env) / "hooks.json",
            "project": lambda project, env: _folder("project", project, env) / "hooks.json"},
     events=EVENTS, gating=ADAPTER.GATING, wrapper=None, timeout=60, traps=_traps,
+    # Droid reads hooks from settings.json when hooks.json is absent
+    also_protect=lambda project, env: [_folder("user", project, env) / "settings.json",
+                                       _folder("project", project, env) / "settings.json"],
 )
 
 

@@ -54,6 +54,9 @@ class ClaudeFormatInstaller:
     timeout: int = 60
     #: (scope, path, file content, project dir) -> doctor lines for wiring the host would skip
     traps: Callable[[str, Path, dict[str, Any], str | None], list[str]] | None = None
+    #: (project dir, environment) -> other files that decide whether our hooks run (the guard
+    #: protects them with the ones install writes)
+    also_protect: Callable[[str, Mapping[str, str] | None], list[Path]] | None = None
     #: (scope, path, project dir) -> install notes
     notes: Callable[[str, Path, str | None], list[str]] | None = None
 
@@ -158,7 +161,8 @@ class ClaudeFormatInstaller:
     # -- doctor --------------------------------------------------------------------------------
 
     def config_targets(self, project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
-        return [self.path(scope, project_dir, environ) for scope in self.SCOPES]
+        extra = self.also_protect(os.path.abspath(project_dir), environ) if self.also_protect is not None else []
+        return [*(self.path(scope, project_dir, environ) for scope in self.SCOPES), *extra]
 
     def ours(self, data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         found: dict[str, list[dict[str, Any]]] = {}
