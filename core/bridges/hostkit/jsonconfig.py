@@ -164,14 +164,19 @@ def run_plan(plan: ConfigEdit, dry_run: bool, out: Any, what: str) -> int:
 
 
 def transport_note(host_title: str) -> str:
-    """What ``install`` says about the transport it chose for a command-only host, and why."""
+    """What ``install`` says about the transport it chose for a command-only host, and why
+    (wrapped to fit 80 columns under the two-space indent ``run_plan`` adds)."""
+    import textwrap
+
     try:
         from ...transports import launcher
     except ImportError:
         return "transport: a process per event"
-    via = f", started by the launcher {launcher.path()} (a moved environment then blocks)" if launcher.supported() else ""
-    return (f"transport: the fast client ({host_title} runs only commands: each event goes to the warm server over "
-            f"your private unix socket, or to a process of its own while the server is down, which starts it){via}")
+    text = (f"transport: the fast client ({host_title} runs only commands): each event goes to the warm server "
+            "over your private unix socket, or to a process of its own while the server is down, which starts it")
+    if launcher.supported():
+        text += f"; run by the launcher {launcher.path()}, which blocks gating events if this environment moves"
+    return "\n  ".join(textwrap.wrap(text, 76, break_on_hyphens=False))
 
 
 def _write_launcher(plan: ConfigEdit) -> None:
