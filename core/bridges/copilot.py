@@ -19,7 +19,8 @@ from typing import Any
 
 from ..settings import home_dir
 from .hostkit.claudeformat import ClaudeFormatAdapter
-from .hostkit.claudeinstall import ClaudeFormatInstaller
+from .hostkit.installer import HooksFile
+from .hostkit.jsonconfig import InstallError
 from .hostkit.shape import ToolShape, needs
 from .hosts.copilot import EVENTS
 
@@ -68,27 +69,47 @@ UNTRUSTED = ("GitHub Copilot CLI skips repository hooks in a folder it does not 
              "when Copilot asks, or run it with --trust-folder (or COPILOT_ALLOW_ALL=true)")
 
 
-def _traps(scope: str, path: Path, data: dict[str, Any], project: str | None) -> list[str]:
-    folder = str(path.parent.parent.parent)
-    if scope == "project" and INSTALLER.ours(data) and not folder_trusted(folder):
-        return [f"warning: {path}: " + UNTRUSTED.format(folder=folder)]
-    return []
+class CopilotInstaller(HooksFile):
+    host = "copilot"
+    title = "GitHub Copilot CLI"
+    events = EVENTS
+    gating = ADAPTER.GATING
+    grouped = False
+    command_key = "bash"
+
+    def path(self, scope: str, project_dir: str | os.PathLike[str] | None = None,
+             environ: Mapping[str, str] | None = None) -> Path:
+        if scope == "user":
+            return copilot_home(environ) / "hooks" / FILE
+        if scope == "project":
+            return Path(os.path.abspath(project_dir or os.getcwd())) / ".github" / "hooks" / FILE
+        raise InstallError(f"unknown scope {scope!r}: use user or project")
+
+    def handler(self, event: str, argv: list[str] | None = None) -> dict[str, Any]:
+        return {"type": "command", "bash": self.command(event, argv), "timeoutSec": 60}
+
+    def prepare(self, data: dict[str, Any]) -> None:
+        data.setdefault("version", 1)
+
+    def config_targets(self, project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
+        """The hook files, and what decides whether they run: ``trusted_folders`` in config.json;
+        settings.json may hold hooks too."""
+        home = copilot_home(environ)
+        return [*super().config_targets(project_dir, environ), home / "config.json", home / "settings.json"]
+
+    def install_notes(self, scope: str, path: Path) -> list[str]:
+        folder = str(path.parent.parent.parent)
+        return [UNTRUSTED.format(folder=folder)] if scope == "project" and not folder_trusted(folder) else []
+
+    def scope_problems(self, scope: str, path: Path, data: dict[str, Any], ours: dict[str, list[dict[str, Any]]],
+                       where: str) -> list[str]:
+        folder = str(path.parent.parent.parent)
+        if scope == "project" and not folder_trusted(folder):
+            return [f"warning: {where}: " + UNTRUSTED.format(folder=folder)]
+        return []
 
 
-def _notes(scope: str, path: Path, project: str | None) -> list[str]:
-    folder = str(path.parent.parent.parent)
-    return [UNTRUSTED.format(folder=folder)] if scope == "project" and not folder_trusted(folder) else []
-
-
-INSTALLER = ClaudeFormatInstaller(
-    host="copilot", title="GitHub Copilot CLI",
-    paths={"user": lambda project, env: copilot_home(env) / "hooks" / FILE,
-           "project": lambda project, env: Path(project) / ".github" / "hooks" / FILE},
-    events=EVENTS, gating=ADAPTER.GATING, header={"version": 1}, nested=False,
-    command_key="bash", timeout_key="timeoutSec", timeout=60, traps=_traps, notes=_notes,
-    # trusted_folders decides whether repository hooks run; settings.json may hold hooks too
-    also_protect=lambda project, env: [copilot_home(env) / "config.json", copilot_home(env) / "settings.json"],
-)
+INSTALLER = CopilotInstaller()
 
 
 def main(argv: list[str]) -> int:

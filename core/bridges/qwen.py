@@ -6,6 +6,7 @@ writes the user or project settings; see docs/hosts/qwen.md.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,8 @@ from typing import Any
 from ..settings import home_dir
 from .hostkit import gate as g
 from .hostkit.claudeformat import ClaudeFormatAdapter
-from .hostkit.claudeinstall import ClaudeFormatInstaller
+from .hostkit.installer import HooksFile
+from .hostkit.jsonconfig import InstallError
 from .hostkit.shape import ToolShape, needs
 from .hosts.qwen import EVENTS
 
@@ -45,14 +47,27 @@ def qwen_home(environ: Mapping[str, str] | None = None) -> Path:
     return home_dir(environ) / ".qwen"
 
 
-INSTALLER = ClaudeFormatInstaller(
-    host="qwen", title="Qwen Code",
-    paths={"user": lambda project, env: qwen_home(env) / "settings.json",
-           "project": lambda project, env: Path(project) / ".qwen" / "settings.json"},
-    events=EVENTS, gating=ADAPTER.GATING,
-    # seconds: the 0.24 code reads the timeout as seconds although its docs say milliseconds
-    timeout=60,
-)
+class QwenInstaller(HooksFile):
+    host = "qwen"
+    title = "Qwen Code"
+    events = EVENTS
+    gating = ADAPTER.GATING
+    what = "settings"
+
+    def path(self, scope: str, project_dir: str | os.PathLike[str] | None = None,
+             environ: Mapping[str, str] | None = None) -> Path:
+        if scope == "user":
+            return qwen_home(environ) / "settings.json"
+        if scope == "project":
+            return Path(os.path.abspath(project_dir or os.getcwd())) / ".qwen" / "settings.json"
+        raise InstallError(f"unknown scope {scope!r}: use user or project")
+
+    def handler(self, event: str, argv: list[str] | None = None) -> dict[str, Any]:
+        # seconds: the 0.24 code reads the timeout as seconds although its docs say milliseconds
+        return {"type": "command", "command": self.command(event, argv), "timeout": 60}
+
+
+INSTALLER = QwenInstaller()
 
 
 def main(argv: list[str]) -> int:
