@@ -305,7 +305,7 @@ def test_status_reports_an_unreadable_file(project):
 
 
 def test_status_two_scopes_with_different_commands(project):
-    cc.SettingsEdit(cc.settings_path("project"), None, cc.dump(cc.merged({}, "/a/bin/agenthooks", []))).apply()
+    cc.FileChange(cc.settings_path("project"), None, cc.dump(cc.merged({}, "/a/bin/agenthooks", []))).apply()
     cc.plan_install("local").apply()
     assert any("with different commands" in line for line in cc.status(project))
 

@@ -57,9 +57,14 @@ def dump_json(data: dict[str, Any], like: str | None = None) -> str:
 
 @dataclass
 class FileChange:
+    """One file's change, not yet made: ``old`` (None: the file does not exist) -> ``new`` (None:
+    no change). Applied atomically, the old file kept as ``<name>.agenthooks.bak``."""
+
     path: Path
     old: str | None
     new: str | None
+    #: the file's permission bits when written (None: the old file's, or the default)
+    mode: int | None = None
 
     @property
     def changed(self) -> bool:
@@ -79,11 +84,12 @@ class FileChange:
             remove_leaving_nothing(self.path, self.new)
             return None
         backup = None
-        mode = None
+        mode = self.mode
         if self.old is not None and self.path.exists():
-            backup = self.path.with_name(self.path.name + ".agenthooks.bak")
+            backup = backup_of(self.path)
             shutil.copy2(self.path, backup)
-            mode = self.path.stat().st_mode & 0o7777
+            if mode is None:
+                mode = self.path.stat().st_mode & 0o7777
         atomic_write(self.path, self.new, mode)
         return backup
 
@@ -140,16 +146,19 @@ class ConfigEdit:
         return backups
 
 
-def run_plan(plan: ConfigEdit, dry_run: bool, out: Any, what: str) -> int:
-    """Print or apply ``plan`` the way every installer does; returns the exit code."""
+def run_plan(plan: ConfigEdit, dry_run: bool, out: Any, what: str, unchanged: str | None = None) -> int:
+    """Print or apply ``plan`` the way every installer does; returns the exit code.
+
+    ``what`` heads the line naming the files written; ``unchanged`` is the line when there is
+    nothing to change."""
     if dry_run:
-        out.write(plan.diff() if plan.changed else f"{what}: nothing to change\n")
+        out.write(plan.diff() if plan.changed else f"{unchanged or what + ': nothing to change'}\n")
         for note in plan.notes:
             out.write(f"  {note}\n")
         return 0
     _write_launcher(plan)
     if not plan.changed:
-        out.write(f"{what}: already done, nothing to change\n")
+        out.write(f"{unchanged or what + ': already done, nothing to change'}\n")
     else:
         backups = plan.apply()
         out.write(f"{what}: {', '.join(str(c.path) for c in plan.changes if c.changed)}\n")
