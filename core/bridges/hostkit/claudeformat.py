@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import BridgeInputError, HostAnswer
+from ..base import HostAnswer
 from . import gate as g
 from .adapter import Adapter, Turn, fail_reason
 from .shape import ToolShape
@@ -89,18 +89,10 @@ class ClaudeFormatAdapter(Adapter):
     # -- prompt, session, stop --------------------------------------------------------------
 
     def on_UserPromptSubmit(self, turn: Turn) -> HostAnswer:
-        prompt = turn.text("prompt")
-        if prompt is None:
-            raise BridgeInputError("UserPromptSubmit event without a prompt")
-        if not prompt:  # Qwen sends an empty one when it goes on after tool results: no user prompt
+        if turn.event.get("prompt") == "":  # Qwen sends an empty one when it goes on after tool results
             return self._context(turn, None, [])
-        out = turn.fire("pre_message", {"prompt": prompt})
-        if out.decision == "blocked":
-            who = g.stopper(out) or "a plugin"
-            return HostAnswer(body={"decision": "block", "reason": out.reason or f"the prompt was blocked by {who}"},
-                              blocked=True)
-        inject = turn.system_prompt()
-        return self._context(turn, None, [inject] if inject else [])
+        blocked, texts = turn.user_prompt("block")
+        return blocked if blocked is not None else self._context(turn, None, texts)
 
     def on_SessionStart(self, turn: Turn) -> HostAnswer:
         source = turn.text("source")
