@@ -43,6 +43,12 @@ SHELL: dict[str, tuple[Callable[[str], dict[str, Any]], Callable[[Any], bool]]] 
     "opencode": (lambda c: _set(_sample("opencode", "tool.execute.before"), ("payload", "output", "args"),
                                 {"command": c}),
                  lambda a: bool((a.body or {}).get("block"))),
+    "copilot": (lambda c: _set(_sample("copilot", "PreToolUse"), ("tool_input",), {"command": c}),
+                lambda a: (a.body or {}).get("hookSpecificOutput", {}).get("permissionDecision") == "deny"),
+    "droid": (lambda c: _set(_sample("droid", "PreToolUse"), ("tool_input", "command"), c),
+              lambda a: (a.body or {}).get("hookSpecificOutput", {}).get("permissionDecision") == "deny"),
+    "qwen": (lambda c: _set(_sample("qwen", "PreToolUse"), ("tool_input",), {"command": c}),
+             lambda a: (a.body or {}).get("hookSpecificOutput", {}).get("permissionDecision") == "deny"),
 }
 
 #: host -> (output event builder, the text the model gets instead, or None when unchanged)
@@ -61,6 +67,8 @@ OUTPUT: dict[str, tuple[Callable[[str], dict[str, Any]], Callable[[Any], str | N
 }
 
 HOSTS = sorted(SHELL)
+#: hosts that cannot change a tool's output (their post-tool answer is read as context only)
+NO_OUTPUT_REWRITE = frozenset({"qwen", "copilot", "droid"})
 
 
 def _run(host: str, event: dict[str, Any], cwd: str) -> Any:
@@ -82,7 +90,7 @@ def test_same_shell_decision_everywhere(host, command, denied, tmp_path):
     assert answer.blocked is denied
 
 
-@pytest.mark.parametrize("host", HOSTS)
+@pytest.mark.parametrize("host", sorted(set(HOSTS) - NO_OUTPUT_REWRITE))
 def test_secret_redacted_where_the_host_can_rewrite_output(host, tmp_path):
     build, seen = OUTPUT[host]
     answer = _run(host, build(f"deploy ok\ntoken={SECRET}\n"), str(tmp_path))

@@ -26,8 +26,8 @@ def make(name: str = "toyhost", **changes: object) -> Host:
     return Host(**fields)  # type: ignore[arg-type]
 
 
-def test_first_party_hosts_are_the_shipped_seven():
-    assert sorted(NAMES) == ["claude-code", "codex", "cursor", "gemini", "omp", "opencode", "pi"]
+def test_first_party_hosts_are_the_shipped_ones():
+    assert sorted(NAMES) == ["claude-code", "codex", "copilot", "cursor", "droid", "gemini", "omp", "opencode", "pi", "qwen"]
     assert all(h.source == "agent_hooks_core" for h in FIRST)
 
 

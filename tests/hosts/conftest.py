@@ -1,4 +1,5 @@
-"""End-to-end tests with the real agent binaries (pi, omp, Codex, Gemini CLI, OpenCode, Claude Code).
+"""End-to-end tests with the real agent binaries (pi, omp, Codex, Gemini CLI, OpenCode, Claude Code,
+Qwen Code, GitHub Copilot CLI, Factory Droid).
 
 Opt-in: they download the agents from the npm registry (pinned versions) and run them against a
 fake model server on 127.0.0.1. Run them with ``tox -e hosts`` (which sets
@@ -50,6 +51,33 @@ def install_npm(package: str, version: str, binary: str) -> Path:
         if proc.returncode != 0 or not exe.exists():
             pytest.fail(f"npm install {package}@{version} failed:\n{proc.stderr[-4000:]}")
     return exe
+
+
+def install_npm_set(name: str, packages: list[str], *, ignore_scripts: bool = False) -> Path:
+    """Install several pinned packages with ONE npm call into a shared prefix (once) and return its
+    ``node_modules``. ``ignore_scripts`` for agents whose postinstall only fetches what npm already
+    installs (their platform binary is listed among ``packages``)."""
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not on PATH (Node.js is needed for the real-agent tests)")
+    prefix = npm_cache_root() / name
+    done = prefix / ".installed"
+    wanted = "\n".join(packages)
+    if not done.exists() or done.read_text() != wanted:
+        prefix.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.run(
+            ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(prefix),
+             *(["--ignore-scripts"] if ignore_scripts else []), *packages],
+            capture_output=True, text=True, timeout=900)
+        if proc.returncode != 0:
+            pytest.fail(f"npm install {' '.join(packages)} failed:\n{proc.stderr[-4000:]}")
+        done.write_text(wanted)
+    return prefix / "node_modules"
+
+
+@pytest.fixture(scope="session")
+def npm_set() -> Callable[..., Path]:
+    """``npm_set("name", ["pkg@1.0", ...], ignore_scripts=True)`` -> the shared ``node_modules``."""
+    return install_npm_set
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,6 @@
 """The installer of a command-hook host whose configuration is one JSON file per scope holding
-``"hooks": {EVENT: [...]}`` (Gemini CLI, Cursor, and third-party hosts alike).
+``"hooks": {EVENT: [...]}``, or the events at its top level (Gemini CLI, Cursor, Qwen Code, GitHub
+Copilot CLI, Factory Droid, and third-party hosts alike).
 
 A host subclasses :class:`HooksFile` and says where the file is (:meth:`HooksFile.path`), which
 events to wire, which of them gate, and what one handler entry looks like; the plan (one
@@ -52,6 +53,10 @@ class HooksFile:
     grouped = True
     #: what the file is called in doctor lines ("Gemini CLI user settings (…)")
     what = "hooks"
+    #: the key holding the event table, or None when the events sit at the top level (Droid)
+    key: str | None = "hooks"
+    #: the field of a handler that holds its command line (Copilot: ``bash``)
+    command_key = "command"
 
     # -- what a host says ------------------------------------------------------------------------
 
@@ -61,7 +66,7 @@ class HooksFile:
 
     def handler(self, event: str, argv: list[str] | None = None) -> dict[str, Any]:
         """Our handler entry for ``event`` (``argv``: a command prefix given by the caller)."""
-        return {"command": self.command(event, argv)}
+        return {self.command_key: self.command(event, argv)}
 
     def prepare(self, data: dict[str, Any]) -> None:
         """Top-level fields the file needs besides ``hooks`` (Cursor's ``version``)."""
@@ -93,12 +98,14 @@ class HooksFile:
         return [self.path(scope, project_dir, environ) for scope in self.SCOPES]
 
     def is_ours(self, entry: Any) -> bool:
-        return isinstance(entry, dict) and runs_us(entry.get("command"), self.host)
+        return isinstance(entry, dict) and runs_us(entry.get(self.command_key), self.host)
 
     def _hooks(self, data: dict[str, Any], path: Path) -> dict[str, Any]:
-        hooks = data.get("hooks", {})
+        if self.key is None:
+            return data
+        hooks = data.get(self.key, {})
         if not isinstance(hooks, dict):
-            raise InstallError(f"{path}: \"hooks\" must be an object; nothing was changed")
+            raise InstallError(f"{path}: \"{self.key}\" must be an object; nothing was changed")
         return hooks
 
     def _handlers(self, item: Any) -> list[Any]:
@@ -127,8 +134,8 @@ class HooksFile:
                 hooks[event] = kept
             else:
                 del hooks[event]
-        if "hooks" in new and not hooks:
-            del new["hooks"]
+        if self.key is not None and self.key in new and not hooks:
+            del new[self.key]
             skeleton: dict[str, Any] = {}
             self.prepare(skeleton)
             if all(new.get(k) == v for k, v in skeleton.items()) and set(new) <= set(skeleton):
@@ -138,11 +145,12 @@ class HooksFile:
     def with_us(self, data: dict[str, Any], path: Path, argv: list[str] | None) -> dict[str, Any]:
         new = self.without_us(data, path)
         self.prepare(new)
-        hooks = new.setdefault("hooks", {})
+        hooks = new.setdefault(self.key, {}) if self.key is not None else new
         for event in self.events:
             entries = hooks.setdefault(event, [])
             if not isinstance(entries, list):
-                raise InstallError(f"{path}: hooks.{event} must be a list; nothing was changed")
+                where = f"{self.key}.{event}" if self.key is not None else event
+                raise InstallError(f"{path}: {where} must be a list; nothing was changed")
             entry = self.handler(event, argv)
             entries.append({"hooks": [entry]} if self.grouped else entry)
         return new
@@ -177,7 +185,7 @@ class HooksFile:
     def ours(self, data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         """event -> our handlers in ``data``."""
         found: dict[str, list[dict[str, Any]]] = {}
-        hooks = data.get("hooks")
+        hooks = data.get(self.key) if self.key is not None else data
         for event, items in (hooks.items() if isinstance(hooks, dict) else []):
             for item in items if isinstance(items, list) else []:
                 found.setdefault(event, []).extend(h for h in self._handlers(item) if self.is_ours(h))
@@ -212,7 +220,7 @@ class HooksFile:
             any_wired = True
             again = f"run `agenthooks install {self.host} --{scope}`"
             missing = [e for e in self.events if e not in found]
-            gone = broken_wiring(sorted({str(h.get("command", "")) for hs in found.values() for h in hs}))
+            gone = broken_wiring(sorted({str(h.get(self.command_key, "")) for hs in found.values() for h in hs}))
             issues = [f"problem: {where}: {gone}; {again}"] if gone else []
             if missing:
                 issues.append(f"warning: {where}: not wired for {', '.join(missing)}; {again}")

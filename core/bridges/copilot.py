@@ -1,0 +1,122 @@
+"""GitHub Copilot CLI (1.0.102): command hooks in ``~/.copilot/hooks/agent-hooks.json``.
+
+Copilot reads its hook files in two dialects; we use the PascalCase one (``PreToolUse`` …), whose
+stdin and answers are Claude Code's (``hook_event_name``, ``tool_name: "Bash"``,
+``hookSpecificOutput.permissionDecision``), so :mod:`.hostkit.claudeformat` answers it. Copilot
+drops a hook's stderr, so a reason must travel in the JSON; any non-zero exit blocks a tool.
+Repository hooks (``.github/hooks/``) load only in a trusted folder: ``doctor`` says when not.
+See docs/hosts/copilot.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..settings import home_dir
+from .hostkit.claudeformat import ClaudeFormatAdapter
+from .hostkit.installer import HooksFile
+from .hostkit.jsonconfig import InstallError
+from .hostkit.shape import ToolShape, needs
+from .hosts.copilot import EVENTS
+
+FILE = "agent-hooks.json"
+
+
+class CopilotAdapter(ClaudeFormatAdapter):
+    name = "copilot"
+    TITLE = "GitHub Copilot CLI"
+    EVENTS = EVENTS
+    SHELL_TOOLS = frozenset({"Bash"})
+    STOP_GATE = True
+    TOOL_SHAPE = ToolShape(fields={"Bash": needs("command")})
+    # Copilot blocks on any non-zero exit but then reads no JSON and drops stderr ("hook exited with
+    # code 2"): our own failure is exit 0 with the JSON deny, so the model learns why. A failure
+    # of the fast client itself still exits 2: blocked, without the reason.
+    FAILURE_EXIT = 0
+
+
+
+ADAPTER = CopilotAdapter()
+
+
+def copilot_home(environ: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    return Path(env["COPILOT_HOME"]) if env.get("COPILOT_HOME") else home_dir(environ) / ".copilot"
+
+
+def trusted_folders(environ: Mapping[str, str] | None = None) -> list[Path]:
+    """``trusted_folders`` of ``~/.copilot/config.json`` (a JSON file with ``//`` comment lines)."""
+    try:
+        text = (copilot_home(environ) / "config.json").read_text(encoding="utf-8")
+        data = json.loads(re.sub(r"(?m)^\s*//.*$", "", text))
+    except (OSError, ValueError):
+        return []
+    folders = data.get("trusted_folders") if isinstance(data, dict) else None
+    return [Path(os.path.abspath(f)) for f in folders if isinstance(f, str)] if isinstance(folders, list) else []
+
+
+def folder_trusted(folder: str, environ: Mapping[str, str] | None = None) -> bool:
+    here = Path(os.path.abspath(folder))
+    return any(here == t or t in here.parents for t in trusted_folders(environ))
+
+
+UNTRUSTED = ("GitHub Copilot CLI skips repository hooks in a folder it does not trust: trust {folder} "
+             "when Copilot asks, or run it with --trust-folder (or COPILOT_ALLOW_ALL=true)")
+
+
+class CopilotInstaller(HooksFile):
+    host = "copilot"
+    title = "GitHub Copilot CLI"
+    events = EVENTS
+    gating = ADAPTER.GATING
+    grouped = False
+    command_key = "bash"
+
+    def path(self, scope: str, project_dir: str | os.PathLike[str] | None = None,
+             environ: Mapping[str, str] | None = None) -> Path:
+        if scope == "user":
+            return copilot_home(environ) / "hooks" / FILE
+        if scope == "project":
+            return Path(os.path.abspath(project_dir or os.getcwd())) / ".github" / "hooks" / FILE
+        raise InstallError(f"unknown scope {scope!r}: use user or project")
+
+    def handler(self, event: str, argv: list[str] | None = None) -> dict[str, Any]:
+        return {"type": "command", "bash": self.command(event, argv), "timeoutSec": 60}
+
+    def prepare(self, data: dict[str, Any]) -> None:
+        data.setdefault("version", 1)
+
+    def config_targets(self, project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
+        """The hook files, and what decides whether they run: ``trusted_folders`` in config.json;
+        settings.json may hold hooks too."""
+        home = copilot_home(environ)
+        return [*super().config_targets(project_dir, environ), home / "config.json", home / "settings.json"]
+
+    def install_notes(self, scope: str, path: Path) -> list[str]:
+        folder = str(path.parent.parent.parent)
+        return [UNTRUSTED.format(folder=folder)] if scope == "project" and not folder_trusted(folder) else []
+
+    def scope_problems(self, scope: str, path: Path, data: dict[str, Any], ours: dict[str, list[dict[str, Any]]],
+                       where: str) -> list[str]:
+        folder = str(path.parent.parent.parent)
+        if scope == "project" and not folder_trusted(folder):
+            return [f"warning: {where}: " + UNTRUSTED.format(folder=folder)]
+        return []
+
+
+INSTALLER = CopilotInstaller()
+
+
+def main(argv: list[str]) -> int:
+    """``agenthooks copilot``: one Copilot CLI hook event on stdin, the answer on stdout."""
+    from .hostkit.command import main as command_main
+
+    return command_main(ADAPTER, argv, "GitHub Copilot CLI")
+
+
+__all__ = ["ADAPTER", "EVENTS", "INSTALLER", "CopilotAdapter", "main"]

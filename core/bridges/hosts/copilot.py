@@ -1,0 +1,49 @@
+"""GitHub Copilot CLI: a hook file in ``~/.copilot/hooks/`` (PascalCase events, Claude's protocol)."""
+
+from __future__ import annotations
+
+from ...hookspecs.markers import hookimpl
+from ..record import Cap, Config, Host
+
+#: the version the real-binary tests run (tests/hosts/test_copilot.py)
+PROVEN = "1.0.102"
+
+EVENTS = ("SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+
+#: canonical hook -> what Copilot does with it (docs/hosts/copilot.md says why)
+CAPABILITIES: dict[str, Cap] = {
+    "on_start": Cap("SessionStart"),
+    "session_start": Cap("SessionStart"),
+    "on_end": Cap("SessionEnd"),
+    "pre_message": Cap("UserPromptSubmit", block=True),
+    "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, note="as additionalContext"),
+    "pre_tool": Cap("PreToolUse", block=True, rewrite=True, closed=True, proven=PROVEN,
+                    note="a hook timeout (ours: 60 s) lets the tool run"),
+    "pre_shell_exec": Cap("PreToolUse Bash", block=True, closed=True, proven=PROVEN),
+    "post_tool": Cap("PostToolUse"),
+    "agent_end": Cap("Stop"),
+    "stop_gate": Cap("Stop", block=True, continues=True, proven=PROVEN,
+                     note="continue = decision block, the reason as the next instruction"),
+}
+
+HOST = Host(
+    name="copilot",
+    title="GitHub Copilot CLI",
+    adapter="agent_hooks_core.bridges.copilot:ADAPTER",
+    installer="agent_hooks_core.bridges.copilot:INSTALLER",
+    command="agent_hooks_core.bridges.copilot:main",
+    executable="copilot",
+    transport="command hook per event (hooks/*.json, PascalCase events)",
+    transports=("command", "http", "socket"),
+    config=Config("json", ("user", "project"),
+                  "~/.copilot/hooks/agent-hooks.json, or .github/hooks/agent-hooks.json (trusted folders)"),
+    events=EVENTS,
+    capabilities=CAPABILITIES,
+    failure="a JSON deny (exit 0: Copilot reads no JSON after a non-zero exit) blocks PreToolUse; other events go on",
+    docs="copilot.md",
+)
+
+
+@hookimpl
+def register_hosts() -> list[Host]:
+    return [HOST]

@@ -1,0 +1,50 @@
+"""Qwen Code: Claude Code's command-hook protocol in ``settings.json``."""
+
+from __future__ import annotations
+
+from ...hookspecs.markers import hookimpl
+from ..record import Cap, Config, Host
+
+#: the version the real-CLI tests run (tests/hosts/test_qwen.py)
+PROVEN = "0.24.4"
+
+#: the events we wire (the 0.24.4 bundle has 22; the others have no canonical hook yet)
+EVENTS = ("SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+
+#: canonical hook -> what Qwen Code does with it (docs/hosts/qwen.md says why)
+CAPABILITIES: dict[str, Cap] = {
+    "on_start": Cap("SessionStart"),
+    "session_start": Cap("SessionStart"),
+    "on_end": Cap("SessionEnd", note="not sent by headless runs"),
+    "pre_message": Cap("UserPromptSubmit", block=True),
+    "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, note="as additionalContext"),
+    "pre_tool": Cap("PreToolUse", block=True, rewrite=True, closed=True, proven=PROVEN,
+                    note="a JSON deny or exit 2 blocks; other exits and timeouts let the tool run"),
+    "pre_shell_exec": Cap("PreToolUse run_shell_command", block=True, closed=True, proven=PROVEN),
+    "pre_file_write": Cap("PreToolUse write_file|edit", block=True, closed=True),
+    "post_tool": Cap("PostToolUse"),
+    "agent_end": Cap("Stop"),
+    "stop_gate": Cap("Stop", block=True, continues=True, proven=PROVEN,
+                     note="continue = decision block, the reason as the next instruction"),
+}
+
+HOST = Host(
+    name="qwen",
+    title="Qwen Code",
+    adapter="agent_hooks_core.bridges.qwen:ADAPTER",
+    installer="agent_hooks_core.bridges.qwen:INSTALLER",
+    command="agent_hooks_core.bridges.qwen:main",
+    executable="qwen",
+    transport="command hook per event (settings.json, Claude format)",
+    transports=("command", "http", "socket"),
+    config=Config("json", ("user", "project"), "~/.qwen/settings.json, or .qwen/settings.json"),
+    events=EVENTS,
+    capabilities=CAPABILITIES,
+    failure="a JSON deny and exit 2 block PreToolUse; other events go on",
+    docs="qwen.md",
+)
+
+
+@hookimpl
+def register_hosts() -> list[Host]:
+    return [HOST]

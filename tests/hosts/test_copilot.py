@@ -1,0 +1,120 @@
+"""GitHub Copilot CLI 1.0.102 (the real binary from npm, offline) with `agenthooks install copilot`,
+against the fake model (OpenAI chat) on 127.0.0.1: the guard's deny reaches the model, a benign
+command runs, a failure of ours blocks, and repository hooks need a trusted folder (which doctor
+reports)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from agent_hooks_core.bridges import copilot
+
+from .fakemodel import FakeModel, say, tool_call
+from .npm_agents import agents, base_env, run, write_json
+from .serve_support import private_server
+
+
+@pytest.fixture(scope="module")
+def cli(npm_set) -> Path:
+    pytest.importorskip("agent_hooks_guard")
+    return agents(npm_set) / "@github" / "copilot-linux-x64" / "copilot"
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / "keep").mkdir(parents=True)
+    (home / "keep" / "file").write_text("still here")
+    (home / "project").mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    with private_server(monkeypatch):
+        yield home
+
+
+def run_copilot(cli: Path, home: Path, command: str, repeat: int = 1) -> list[str]:
+    turns = [tool_call("bash", {"command": command, "description": "run it"}), say("ok")] * repeat
+    with FakeModel(turns) as model:
+        env = base_env(home, COPILOT_OFFLINE="true", COPILOT_PROVIDER_BASE_URL=model.base_url,
+                       COPILOT_PROVIDER_API_KEY="dummy", COPILOT_MODEL="fake-model", COPILOT_AUTO_UPDATE="false")
+        proc = run([str(cli), "-p", "go", "--allow-all", "--output-format", "json", "--no-auto-update",
+                    "--disable-client-telemetry"], home / "project", env)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+        assert not model.errors
+        return model.tool_results()
+
+
+def install(argv: list[str] | None = None, *extra: str) -> None:
+    if argv is None:  # the command users run
+        proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", "copilot", *extra],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        return
+    copilot.INSTALLER.plan_install("user", argv=argv).apply()
+
+
+def test_rm_rf_home_is_denied_with_the_reason(cli, home):
+    install()
+    outputs = run_copilot(cli, home, "rm -rf ~")
+    assert (home / "keep" / "file").read_text() == "still here"
+    assert "[guard:rm-broad]" in outputs[0], outputs
+
+
+def test_benign_runs(cli, home):
+    install()
+    outputs = run_copilot(cli, home, "echo benign-ran")
+    assert "benign-ran" in outputs[0] and "guard" not in outputs[0], outputs
+
+
+def test_a_crash_of_ours_blocks(cli, home, tmp_path):
+    broken = tmp_path / "broken_plugin.py"
+    broken.write_text("raise RuntimeError('plugin exploded at import')\n")
+    install([sys.executable, "-m", "agent_hooks_core", "copilot", "--hook", str(broken)])
+    outputs = run_copilot(cli, home, "echo x > ran.txt")
+    assert not (home / "project" / "ran.txt").exists()
+    assert "fail-closed" in outputs[0], outputs
+
+
+def test_repository_hooks_run_only_in_a_trusted_folder_and_doctor_says_so(cli, home, monkeypatch):
+    project = home / "project"
+    monkeypatch.chdir(project)
+    install(None, "--project")
+    assert any(line.startswith("warning:") and "trust" in line for line in copilot.INSTALLER.status(str(project)))
+    (home / "keep" / "victim").write_text("x")
+    run_copilot(cli, home, f"rm {home / 'keep' / 'victim'}")
+    assert not (home / "keep" / "victim").exists()  # the trap: Copilot skipped our hooks silently
+    write_json(home / ".copilot" / "config.json", {"trusted_folders": [str(project)]})
+    assert not any(line.startswith("warning:") for line in copilot.INSTALLER.status(str(project))
+                   if "trust" in line)
+    outputs = run_copilot(cli, home, "rm -rf ~")
+    assert (home / "keep" / "file").read_text() == "still here"
+    assert "[guard:rm-broad]" in outputs[0], outputs
+    assert json.loads((project / ".github" / "hooks" / "agent-hooks.json").read_text())["version"] == 1
+
+
+GATE = """
+from pathlib import Path
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def stop_gate(event, ctx):
+    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
+    if runs < WANTED:
+        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
+"""
+
+
+@pytest.mark.parametrize(("wanted", "limit", "runs"), [(2, 3, 2), (99, 1, 2)])
+def test_the_stop_gate_keeps_copilot_working_within_the_limit(cli, home, tmp_path, wanted, limit, runs):
+    import os
+
+    gate = tmp_path / "gate.py"
+    gate.write_text(GATE.replace("WANTED", str(wanted)))
+    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"stop_gate_limit = {limit}\n")
+    install([sys.executable, "-m", "agent_hooks_core", "copilot", "--hook", str(gate)])
+    run_copilot(cli, home, "echo ran >> RUNS", repeat=3)
+    assert (home / "project" / "RUNS").read_text().count("ran") == runs
