@@ -13,5 +13,7 @@ FAST_COMMANDS = {
     "codex": "agent_hooks_core.bridges.codex:main",
     "gemini": "agent_hooks_core.bridges.gemini:main",
     "cursor": "agent_hooks_core.bridges.cursor:main",
+    "vibe": "agent_hooks_core.bridges.vibe:main",
+    "kimi": "agent_hooks_core.bridges.kimi:main",
     "serve": "agent_hooks_core.serve.fastcli:main",
 }

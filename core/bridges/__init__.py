@@ -21,6 +21,8 @@ ADAPTERS: dict[str, str] = {
     "gemini": "agent_hooks_core.bridges.gemini:ADAPTER",
     "cursor": "agent_hooks_core.bridges.cursor:ADAPTER",
     "opencode": "agent_hooks_core.bridges.opencode:ADAPTER",
+    "vibe": "agent_hooks_core.bridges.vibe:ADAPTER",
+    "kimi": "agent_hooks_core.bridges.kimi:ADAPTER",
 }
 
 #: host name -> installer module; it provides ``install(scope, project_dir, dry_run, out, **options) -> int``,
@@ -35,6 +37,8 @@ INSTALLERS: dict[str, str] = {
     "gemini": "agent_hooks_core.bridges.gemini.install",
     "cursor": "agent_hooks_core.bridges.cursor.install",
     "opencode": "agent_hooks_core.bridges.opencode.install",
+    "vibe": "agent_hooks_core.bridges.vibe.install",
+    "kimi": "agent_hooks_core.bridges.kimi.install",
 }
 
 

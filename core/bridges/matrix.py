@@ -26,12 +26,14 @@ HOSTS: dict[str, tuple[str, str, str]] = {
     "opencode": ("OpenCode", "opencode", "TypeScript plugin over `agenthooks serve --stdio`"),
     "pi": ("pi", "pi", "TypeScript extension over `agenthooks serve --stdio`"),
     "omp": ("oh-my-pi", "omp", "TypeScript extension over `agenthooks serve --stdio`"),
+    "vibe": ("Mistral Vibe", "vibe", "command hook per hook type (hooks.toml, strict)"),
+    "kimi": ("Kimi CLI", "kimi", "command hook per event (config.toml [[hooks]])"),
 }
 
 
 #: hosts whose page this generator links (other hosts' pages are named, not linked: the link
 #: check must not depend on which branch's pages have landed)
-LINKED = ("claude-code", "codex", "gemini", "cursor", "opencode")
+LINKED = ("claude-code", "codex", "gemini", "cursor", "opencode", "vibe", "kimi")
 
 
 def hosts() -> list[str]:

@@ -24,7 +24,7 @@ SCOPE_HELP = {
     "local": "this project's private settings (this machine only)",
 }
 HOST_TITLES = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "cursor": "Cursor",
-               "opencode": "OpenCode"}
+               "opencode": "OpenCode", "vibe": "Mistral Vibe", "kimi": "Kimi CLI"}
 
 
 class CommandError(Exception):
