@@ -20,7 +20,7 @@ if __name__ == "__main__" and sys.path:
         _cwd = ""
     sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.realpath(p) != _cwd]
 
-from .fastcommands import FAST_COMMANDS
+from .fastcommands import fast_command as command_spec
 
 #: fast commands the typer app has too: with global options before them, the typer app runs them
 TYPER_TOO = ("serve",)
@@ -41,7 +41,7 @@ def fast_command(args: list[str]) -> tuple[str, list[str]] | None:
             i += 1 if eq else 2
         elif args[i] == "--trace":
             i += 1
-        elif args[i] in FAST_COMMANDS:
+        elif command_spec(args[i]) is not None:
             if i and args[i] in TYPER_TOO:  # the typer command takes the global options itself
                 return None
             if "--trace" in args[:i]:
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 
         code = stdio_main([a for a in args[1:] if a != "--stdio"])
     elif fast is not None:
-        module_name, _, func = FAST_COMMANDS[fast[0]].partition(":")
+        module_name, _, func = str(command_spec(fast[0])).partition(":")
         import importlib
 
         code = getattr(importlib.import_module(module_name), func)(fast[1])

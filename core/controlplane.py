@@ -144,7 +144,11 @@ def _plugin_locations() -> list[str]:
 
     modules = {"agent_hooks_core"}
     try:
-        modules.update(r.value.partition(":")[0].strip().split(".")[0] for r in scan_entry_points())
+        from .discovery.entrypoints import HOSTS_GROUP
+
+        for group in (None, HOSTS_GROUP):  # plugins, and the modules that add hosts
+            records = scan_entry_points() if group is None else scan_entry_points(group=group)
+            modules.update(r.value.partition(":")[0].strip().split(".")[0] for r in records)
     except Exception:  # a broken environment: the site-packages trees still stand
         pass
     out: list[str] = []
@@ -177,18 +181,22 @@ def _run_paths(b: _Builder) -> None:
 
 
 def _host_paths(b: _Builder, cwd: str, env: Mapping[str, str]) -> None:
-    from . import bridges
+    from .bridges import registry
     from .settings import find_project_root
 
     # project-scope configs of the working directory and of the project it is in, if elsewhere
     root = find_project_root(cwd)
     dirs = [cwd] + ([str(root)] if root is not None and str(root) != cwd else [])
     seen: set[str] = set()
-    for host, spec in bridges.INSTALLERS.items():
-        if spec in seen:
+    for record in registry.hosts():
+        host = record.name
+        if record.installer in seen:
             continue
-        seen.add(spec)
-        installer = bridges.load(spec)
+        seen.add(record.installer)
+        try:
+            installer = record.load_installer()
+        except Exception:  # a broken host distribution: doctor reports it
+            continue
         for directory in dirs:
             try:
                 targets = installer.config_targets(directory, env)

@@ -27,6 +27,7 @@ from .markers import hookspec
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from ..bridges.record import Host
     from ..context import HookContext
     from ..event import HookEvent
     from ..runtime import Outcome
@@ -1063,3 +1064,20 @@ def session_summary(ctx: HookContext) -> str | list[str] | None:
     :param ctx: the plugin's context (``ctx.session_id``, ``ctx.config``).
     :returns: a line, a list of lines, or None. A failure is reported as a line naming the plugin.
     """
+
+
+@hookspec
+def register_hosts() -> list[Host]:
+    """Add agent hosts: one :class:`~agent_hooks_core.bridges.record.Host` record per host.
+
+    Every place that lists hosts (``agenthooks <host>``, ``serve``, ``agenthooks hosts``,
+    ``doctor``, ``install``/``uninstall``, the control plane) reads these records. The first-party
+    hosts are default plugins implementing this hook, one module each; a distribution adds a host
+    by naming its module in the ``agent_hooks.hosts`` entry-point group. Only those modules are
+    asked (ordinary plugins are not loaded to list hosts), once per process, by
+    :func:`agent_hooks_core.bridges.registry.hosts`.
+
+    :returns: a list of records. A name or alias already taken is refused and reported by
+        ``agenthooks doctor``; so is a module that fails to import or raises.
+    """
+    return []  # a specification: never called

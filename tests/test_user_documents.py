@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from agent_hooks_core.bridges import INSTALLERS
+from agent_hooks_core.bridges import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -50,7 +50,7 @@ def test_readme_quickstart_is_two_commands() -> None:
     assert [len(b.strip().splitlines()) for b in blocks] == [1, 1]
 
 
-@pytest.mark.parametrize("host", list(INSTALLERS))
+@pytest.mark.parametrize("host", [h.name for h in registry.first_party()])
 def test_readme_uninstall_covers_every_host(host: str) -> None:
     text = section(README, "Uninstall")
     assert f"uninstall {host}" in text or re.search(rf"likewise [^\n]*\b{re.escape(host)}\b", text), host

@@ -298,9 +298,10 @@ def run(argv: list[str] | None = None) -> int:
         return 2
     common.set_options(opts)
     command = _command_of(rest)
-    from ..fastcommands import FAST_COMMANDS
+    from ..fastcommands import fast_command
 
-    if command in FAST_COMMANDS and command not in (*BUILTIN_COMMANDS, *MODULE_COMMANDS):
+    if (command is not None and command not in (*BUILTIN_COMMANDS, *MODULE_COMMANDS)
+            and fast_command(command) is not None):
         # a per-event host command reaches here only with options __main__ cannot pass on
         _error(f"only --hook, --settings and --trace may come before {command} "
                "(switch plugins off in settings: `disabled = [...]`)")

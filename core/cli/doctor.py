@@ -147,11 +147,14 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
     for path in unexpected_startup_files():
         add(Finding("warning", "plugins", f"{path} runs at every Python start, belongs to no installed "
                                           "distribution and is newer than all of them: check who wrote it"))
-    from ..bridges import INSTALLERS, load
+    from ..bridges import registry
 
-    for host, spec in INSTALLERS.items():  # every host's installer says how its wiring looks
+    for problem in registry.problems():  # a host distribution that could not register
+        add(Finding("error", "hosts", problem))
+    for record in registry.hosts():  # every host's installer says how its wiring looks
+        host = record.name
         try:
-            for line in load(spec).status(common.OPTIONS.cwd):
+            for line in record.load_installer().status(common.OPTIONS.cwd):
                 level, _, message = line.partition(": ")
                 add(Finding({"ok": "ok", "problem": "error"}.get(level, "info"), "hosts", message))
         except Exception as exc:  # a host check must not break doctor

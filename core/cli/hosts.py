@@ -1,8 +1,9 @@
 """``agenthooks install HOST`` and ``agenthooks uninstall HOST``: wire agent-hooks into agent hosts.
 
-One sub-command per host in ``bridges.INSTALLERS`` (the registry every host adds a line to). Each
-installer module provides ``install(scope, project_dir, dry_run, out, **options) -> int``,
-``uninstall(scope, project_dir, dry_run, out) -> int``, ``SCOPES`` (the first is the default) and
+One sub-command per registered host (:mod:`agent_hooks_core.bridges.registry`). Each
+installer (its record's ``installer``) provides ``install(scope, project_dir, dry_run, out, **options) -> int``,
+``uninstall(scope, project_dir, dry_run, out) -> int`` (the scopes, the first the default, are the record's
+``config.scopes``) and
 may declare host options in ``OPTIONS`` (name -> ``{"flag", "help", "default", "choices"?}``);
 ``install`` raises its ``InstallError`` for what the user must fix. The CLI app calls :func:`register`.
 """
@@ -16,15 +17,13 @@ from typing import Any, TextIO
 
 import typer
 
-from ..bridges import INSTALLERS, load
+from ..bridges import registry
 
 SCOPE_HELP = {
     "user": "the user's settings: every project",
     "project": "this project's settings, usually committed",
     "local": "this project's private settings (this machine only)",
 }
-HOST_TITLES = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "cursor": "Cursor",
-               "opencode": "OpenCode", "vibe": "Mistral Vibe", "kimi": "Kimi CLI"}
 
 
 class CommandError(Exception):
@@ -39,7 +38,7 @@ def _scope(chosen_flags: dict[str, bool], scopes: tuple[str, ...]) -> str:
 
 
 def _installer(host: str) -> Any:
-    return load(INSTALLERS[host])
+    return registry.installer(host)
 
 
 def _install_error(installer: Any) -> type[Exception]:
@@ -59,13 +58,13 @@ def _run(func: Any, installer: Any, *args: Any, **kwargs: Any) -> int:
 def install_host(host: str, scope: str | None = None, project_dir: str | Path | None = None, dry_run: bool = False,
                  out: TextIO | None = None, **options: Any) -> int:
     inst = _installer(host)
-    return _run(inst.install, inst, scope or inst.SCOPES[0], project_dir, dry_run, out, **options)
+    return _run(inst.install, inst, scope or registry.get(host).config.scopes[0], project_dir, dry_run, out, **options)
 
 
 def uninstall_host(host: str, scope: str | None = None, project_dir: str | Path | None = None, dry_run: bool = False,
                    out: TextIO | None = None) -> int:
     inst = _installer(host)
-    return _run(inst.uninstall, inst, scope or inst.SCOPES[0], project_dir, dry_run, out)
+    return _run(inst.uninstall, inst, scope or registry.get(host).config.scopes[0], project_dir, dry_run, out)
 
 
 def install_claude_code(scope: str = "user", project_dir: str | Path | None = None, dry_run: bool = False,
@@ -146,7 +145,7 @@ def _params(scopes: tuple[str, ...], options: dict[str, dict[str, Any]], with_op
 
 def _command(host: str, install: bool) -> Any:
     inst = _installer(host)
-    scopes = tuple(inst.SCOPES)
+    scopes = registry.get(host).config.scopes
     options: dict[str, dict[str, Any]] = dict(getattr(inst, "OPTIONS", {})) if install else {}
 
     def command(**kwargs: Any) -> None:
@@ -169,7 +168,7 @@ def _command(host: str, install: bool) -> Any:
             raise _fail(exc) from None
         raise typer.Exit(code)
 
-    title = HOST_TITLES.get(host) or getattr(inst, "label", None) or host
+    title = registry.get(host).title
     command.__doc__ = (getattr(inst, "INSTALL_HELP", None) if install else getattr(inst, "UNINSTALL_HELP", None)) or (
         f"Run every enabled plugin on {title}'s hook events." if install
         else f"Remove agent-hooks' entries from {title}'s configuration (other hooks stay).")
@@ -182,10 +181,12 @@ def register(app: typer.Typer) -> None:
     """Add ``install`` and ``uninstall`` (one sub-command per registered host) to the typer app."""
     install_app = typer.Typer(help="Wire agent-hooks into an agent host.", no_args_is_help=True)
     uninstall_app = typer.Typer(help="Remove agent-hooks from an agent host.", no_args_is_help=True)
-    for host in INSTALLERS:
+    for record in registry.hosts():
+        host = record.name
         try:
-            install_app.command(host)(_command(host, True))
-            uninstall_app.command(host)(_command(host, False))
+            for name in record.names:  # aliases work, hidden from --help
+                install_app.command(name, hidden=name != host)(_command(host, True))
+                uninstall_app.command(name, hidden=name != host)(_command(host, False))
         except Exception as exc:  # one broken installer must not take the others down
             typer.echo(f"agenthooks: warning: the {host!r} installer is unavailable: {type(exc).__name__}: {exc}",
                        err=True)

@@ -26,11 +26,13 @@ from ..fileio import TRUST_MAX, atomic_write, read_bounded
 from ..settings import cache_dir, normalize_name
 
 GROUP = "agent_hooks"
+#: modules implementing ``register_hosts``: what a distribution that adds an agent host names
+HOSTS_GROUP = "agent_hooks.hosts"
 #: a distribution that also names its plugin in this group ships it off until the user enables it
 #: (``enabled = [NAME]``, ``agenthooks plugins enable NAME``): a plugin that changes how every
 #: command runs must not start doing so because something depended on it
 OFF_GROUP = "agent_hooks.off_until_enabled"
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class EntryPointRecord:
     dist: str
     version: str
     off_until_enabled: bool = False
+    group: str = GROUP
 
 
 #: (stamps, records) of the last scan in this process
@@ -90,7 +93,7 @@ def _scan_metadata() -> list[EntryPointRecord]:
     """Read every installed distribution's ``agent_hooks`` entry points (first on the path wins)."""
     import importlib.metadata as md
 
-    section = re.compile(rf"^\[{GROUP}\]\s*$", re.MULTILINE)
+    section = re.compile(rf"^\[(?:{re.escape(GROUP)}|{re.escape(HOSTS_GROUP)})\]\s*$", re.MULTILINE)
     seen: set[str] = set()
     records: list[EntryPointRecord] = []
     for dist in md.distributions(path=search_path()):
@@ -111,6 +114,8 @@ def _scan_metadata() -> list[EntryPointRecord]:
             if ep.group == GROUP:
                 records.append(EntryPointRecord(ep.name, ep.value, name, dist.version or "",
                                                 normalize_name(ep.name) in off))
+            elif ep.group == HOSTS_GROUP:
+                records.append(EntryPointRecord(ep.name, ep.value, name, dist.version or "", group=HOSTS_GROUP))
     records.sort(key=lambda r: (normalize_name(r.name), normalize_name(r.dist)))
     return records
 
@@ -119,13 +124,18 @@ def _scan_metadata() -> list[EntryPointRecord]:
 RACY_SECONDS = 2.0
 
 
-def scan_entry_points(use_cache: bool = True) -> list[EntryPointRecord]:
-    """The ``agent_hooks`` entry points of the installed distributions, sorted by name.
+def scan_entry_points(use_cache: bool = True, group: str = GROUP) -> list[EntryPointRecord]:
+    """The entry points of ``group`` (plugins, or :data:`HOSTS_GROUP`) of the installed
+    distributions, sorted by name.
 
     Cached in memory and on disk while no ``sys.path`` entry's mtime changes. A scan while an
     entry was modified in the last :data:`RACY_SECONDS` is not cached (an install still running,
     or a second change within the same mtime tick, would go unnoticed: git's "racy" problem).
     """
+    return [r for r in _scan_all(use_cache) if r.group == group]
+
+
+def _scan_all(use_cache: bool) -> list[EntryPointRecord]:
     global _MEMO
     stamps = _stamps()
     if use_cache and _MEMO is not None and _MEMO[0] == stamps:

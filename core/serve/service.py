@@ -17,8 +17,7 @@ import threading
 import time
 from typing import Any
 
-from ..bridges import ADAPTERS
-from ..bridges import adapter as load_adapter
+from ..bridges import registry
 from ..bridges.base import CommandOptions, HostAnswer, UsageError, parse_command_args
 from ..transports import dispatch
 from ..transports.process import default_runtime_factory
@@ -55,10 +54,11 @@ class Service:
     # -- hosts ----------------------------------------------------------------------------------
 
     def adapter(self, host: str) -> Any:
-        if host not in ADAPTERS:
-            raise RequestError(404, f"unknown host {host!r} (known: {', '.join(sorted(ADAPTERS))})")
+        record = registry.find(host)
+        if record is None:
+            raise RequestError(404, f"unknown host {host!r} (known: {', '.join(sorted(registry.names()))})")
         if host not in self._adapters:
-            self._adapters[host] = load_adapter(host)
+            self._adapters[host] = record.load_adapter()
         return self._adapters[host]
 
     def host_event(self, host: str, args: list[str], raw: bytes) -> HostAnswer:

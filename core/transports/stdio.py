@@ -538,10 +538,10 @@ class Server:
         host = params.get("host")
         if not isinstance(host, str) or not host:
             raise RpcError(INVALID_PARAMS, "initialize: `host` must name the host (pi, omp, opencode)")
-        from ..bridges import ADAPTERS
+        from ..bridges import registry
 
-        if host not in ADAPTERS:
-            raise RpcError(INVALID_PARAMS, f"initialize: unknown host {host!r}; one of {', '.join(ADAPTERS)}")
+        if registry.find(host) is None:
+            raise RpcError(INVALID_PARAMS, f"initialize: unknown host {host!r}; one of {', '.join(registry.names())}")
         cwd = params.get("cwd")
         if not (isinstance(cwd, str) and os.path.isdir(cwd)):
             cwd = os.getcwd()
@@ -662,14 +662,15 @@ class Server:
         return self.rt
 
     def _adapter(self, host: Any = None) -> Any:
-        from ..bridges import ADAPTERS, adapter
+        from ..bridges import registry
 
         name = host if isinstance(host, str) and host else self.host
         if name is None:
             raise RpcError(NOT_INITIALIZED, "call initialize first")
-        if name not in ADAPTERS:
-            raise RpcError(INVALID_PARAMS, f"unknown host {name!r}; one of {', '.join(ADAPTERS)}")
-        return adapter(name)
+        record = registry.find(name)
+        if record is None:
+            raise RpcError(INVALID_PARAMS, f"unknown host {name!r}; one of {', '.join(registry.names())}")
+        return record.load_adapter()
 
     def _commands(self) -> list[dict[str, str]]:
         if self.rt is None:

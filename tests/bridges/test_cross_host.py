@@ -98,6 +98,6 @@ def test_secret_redacted_where_the_host_can_rewrite_output(host, tmp_path):
 
 
 def test_every_registered_host_is_in_the_table():
-    from agent_hooks_core.bridges import ADAPTERS
+    from agent_hooks_core.bridges import registry
 
-    assert {h for h in ADAPTERS if h not in ("pi", "omp")} == set(HOSTS)
+    assert {h.name for h in registry.first_party() if h.name not in ("pi", "omp")} == set(HOSTS)

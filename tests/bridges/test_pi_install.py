@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from agent_hooks_core.bridges import INSTALLERS, load
+from agent_hooks_core.bridges import registry
 from agent_hooks_core.bridges.pi import install as pi_install
 
 HOSTS = [
@@ -31,7 +31,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.mark.parametrize(("host", "user_dir", "project_dir"), HOSTS)
 def test_install_writes_the_extension_with_this_interpreter_and_is_idempotent(home, tmp_path, host, user_dir,
                                                                                 project_dir):
-    inst = load(INSTALLERS[host])
+    inst = registry.installer(host)
     out = io.StringIO()
     assert inst.install("user", out=out) == 0
     path = home / user_dir / "extensions" / "agent-hooks.ts"

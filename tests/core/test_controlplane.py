@@ -10,7 +10,8 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from agent_hooks_core import bridges, controlplane
+from agent_hooks_core import controlplane
+from agent_hooks_core.bridges import registry
 from agent_hooks_core.controlplane import covering, our_programs, protected_paths, weakening_subcommand
 
 
@@ -141,8 +142,9 @@ def test_every_installer_names_its_targets(world: dict[str, Path]) -> None:
     project = world["project"]
     env = {**os.environ, "CODEX_HOME": str(world["tmp"] / "codex"),
            "CLAUDE_CONFIG_DIR": str(world["tmp"] / "claude")}
-    for host, spec in bridges.INSTALLERS.items():
-        targets = bridges.load(spec).config_targets(str(project), env)
+    for record in registry.hosts():
+        host = record.name
+        targets = record.load_installer().config_targets(str(project), env)
         assert targets, host
         for target in targets:
             hit = covering(str(target), cwd=str(project), env=env)

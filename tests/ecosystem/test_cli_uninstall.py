@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from agent_hooks_core.bridges import INSTALLERS
+from agent_hooks_core.bridges import registry
 
 from .conftest import agenthooks
 
@@ -17,7 +17,7 @@ THEIRS = {  # a file the user had before installing, relative to HOME (or the pr
     "codex": (".codex/config.toml", 'model = "o4-mini"\n'),
 }
 
-CASES = [(host, scope, mine) for host in INSTALLERS for scope in ("user", "project")
+CASES = [(host, scope, mine) for host in registry.names() for scope in ("user", "project")
          for mine in (False, True) if not (mine and host not in THEIRS)]
 
 

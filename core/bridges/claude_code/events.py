@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base import BridgeInputError
 from ..hostkit.shape import tool_call
+from ..hosts.claude_code import MAPPED_EVENTS
 from .reply import Reply, cap
 from .tools import TOOL_SHAPE, permission_call, replace_text, response_text
 from .ui import ClaudeCodeUI
@@ -32,12 +33,6 @@ CONTEXT_EVENTS = frozenset({
     "Stop", "SubagentStart", "SubagentStop", "Notification", "Setup",
 })
 
-#: Claude Code events with a canonical counterpart (the rest go to the ``host_event`` hook)
-MAPPED_EVENTS = (
-    "SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PostToolUse",
-    "PostToolUseFailure", "PostToolBatch", "PreCompact", "PostCompact", "Stop", "SubagentStart",
-    "SubagentStop", "PermissionRequest",
-)
 
 
 class LoadFailure(Exception):

@@ -12,18 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import HostAnswer
-from ..capabilities import Cap
 from ..hostkit import gate as g
 from ..hostkit.adapter import Adapter, Turn, fail_reason
 from ..hostkit.output import output
 from ..hostkit.shape import ToolShape, needs
-
-#: the 14 hook events of Codex 0.169.0 (PreModelRequest and PostModelRequest are observe-only)
-EVENTS = (
-    "SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-    "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "Stop", "Interrupt", "PreModelRequest",
-    "PostModelRequest",
-)
+from ..hosts.codex import EVENTS
 
 SHELL_TOOLS = frozenset({"Bash", "shell", "local_shell", "exec_command"})
 PATCH_TOOLS = frozenset({"apply_patch", "Edit", "Write"})
@@ -57,32 +50,6 @@ class CodexAdapter(Adapter):
     GATING = frozenset({"PreToolUse", "PermissionRequest"})
     SHAPES = {"PreToolUse": TOOL_SHAPE, "PermissionRequest": TOOL_SHAPE}
     EVENTS = EVENTS
-
-    CAPABILITIES = {
-        "on_start": Cap("SessionStart"),
-        "session_start": Cap("SessionStart"),
-        "on_end": Cap("SessionEnd", note="Codex allows at most 3 s"),
-        "pre_message": Cap("UserPromptSubmit", block=True, rewrite=True,
-                           note="a rewritten prompt reaches the model as additionalContext"),
-        "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, note="as additionalContext"),
-        "pre_tool": Cap("PreToolUse (Bash, apply_patch, MCP)", block=True, rewrite=True, closed=True,
-                        note="not for web search or other built-in tools (Codex does not hook them)"),
-        "pre_shell_exec": Cap("PreToolUse Bash", block=True, closed=True),
-        "pre_file_write": Cap("PreToolUse apply_patch (one call per file)", block=True, closed=True),
-        "post_tool": Cap("PostToolUse"),
-        "pre_tool_output": Cap("PostToolUse", block=True, rewrite=True,
-                               note="the result is replaced by feedback carrying the changed text"),
-        "pre_compact": Cap("PreCompact", block=True),
-        "post_compact": Cap("PostCompact"),
-        "agent_end": Cap("Stop"),
-        "stop_gate": Cap("Stop, SubagentStop", block=True,
-                         note="continue = decision block, the reason as the next prompt"),
-        "permission_request": Cap("PermissionRequest", block=True, closed=True,
-                                  note="deny; allow (approvers) skips the prompt; Codex takes no updated input"),
-        "pre_spawn_agent": Cap("SubagentStart", note="cannot stop the sub-agent: told as context"),
-        "post_spawn_agent": Cap("SubagentStop"),
-        "host_event": Cap("Interrupt, PreModelRequest, PostModelRequest"),
-    }
 
     # -- answers ---------------------------------------------------------------------------
 

@@ -11,18 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import BridgeInputError, HostAnswer
-from ..capabilities import Cap
 from ..hostkit import gate as g
 from ..hostkit.adapter import Adapter, Turn, fail_reason
 from ..hostkit.output import output
 from ..hostkit.shape import ToolShape, needs
-
-EVENTS = (
-    "sessionStart", "sessionEnd", "preToolUse", "postToolUse", "postToolUseFailure", "subagentStart",
-    "subagentStop", "beforeShellExecution", "afterShellExecution", "beforeMCPExecution", "afterMCPExecution",
-    "beforeReadFile", "afterFileEdit", "beforeSubmitPrompt", "preCompact", "stop", "afterAgentResponse",
-    "afterAgentThought",
-)
+from ..hosts.cursor import EVENTS
 
 #: the events whose answer decides whether something runs
 GATING = frozenset({"preToolUse", "beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "subagentStart"})
@@ -77,28 +70,6 @@ class CursorAdapter(Adapter):
     GATING = GATING
     SHAPES = SHAPES
     EVENTS = EVENTS
-
-    CAPABILITIES = {
-        "on_start": Cap("sessionStart"),
-        "session_start": Cap("sessionStart"),
-        "on_end": Cap("sessionEnd"),
-        "pre_message": Cap("beforeSubmitPrompt", block=True),
-        "pre_system_prompt": Cap("sessionStart", rewrite=True, note="additional_context, once per session"),
-        "pre_tool": Cap("preToolUse, beforeShellExecution, beforeMCPExecution, beforeReadFile", block=True,
-                        rewrite=True, closed=True, note="rewrites only on preToolUse (updated_input)"),
-        "pre_shell_exec": Cap("preToolUse Shell, beforeShellExecution", block=True, closed=True),
-        "pre_file_write": Cap("preToolUse Write|Edit|Delete", block=True, closed=True),
-        "pre_file_read": Cap("preToolUse Read|Grep, beforeReadFile", block=True, closed=True),
-        "post_tool": Cap("postToolUse, postToolUseFailure, afterFileEdit"),
-        "pre_tool_output": Cap("postToolUse", rewrite=True, note="MCP output only (updated_mcp_tool_output)"),
-        "pre_compact": Cap("preCompact", note="observe only"),
-        "agent_end": Cap("stop"),
-        "stop_gate": Cap("stop, subagentStop", block=True,
-                         note="continue = followup_message, the next user message (not after an abort)"),
-        "pre_spawn_agent": Cap("subagentStart", block=True, closed=True),
-        "post_spawn_agent": Cap("subagentStop"),
-        "host_event": Cap("afterAgentResponse, afterAgentThought, after*Execution"),
-    }
 
     def runtime_options(self, event: Any) -> dict[str, Any]:
         options = super().runtime_options(event)

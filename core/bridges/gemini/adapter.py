@@ -12,16 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import BridgeInputError, HostAnswer
-from ..capabilities import Cap
 from ..hostkit import gate as g
 from ..hostkit.adapter import Adapter, Turn, fail_reason
 from ..hostkit.output import output
 from ..hostkit.shape import ToolShape, needs
-
-EVENTS = (
-    "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
-    "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification",
-)
+from ..hosts.gemini import EVENTS
 
 #: Gemini CLI 0.61's built-in tools (``llm_request`` carries no tool list, so BeforeToolSelection
 #: hands plugins these names)
@@ -69,32 +64,6 @@ class GeminiAdapter(Adapter):
     GATING = frozenset({"BeforeTool"})
     SHAPES = {"BeforeTool": TOOL_SHAPE}
     EVENTS = EVENTS
-
-    CAPABILITIES = {
-        "on_start": Cap("SessionStart"),
-        "session_start": Cap("SessionStart"),
-        "on_end": Cap("SessionEnd", note="not awaited by Gemini"),
-        "pre_message": Cap("BeforeAgent", block=True, rewrite=True,
-                           note="a rewritten prompt reaches the model as additionalContext"),
-        "pre_system_prompt": Cap("BeforeAgent", rewrite=True, note="as additionalContext, every turn"),
-        "pre_tool": Cap("BeforeTool", block=True, rewrite=True, closed=True,
-                        note="tool_input replaces the arguments (revalidated); a hook timeout lets the tool run"),
-        "pre_shell_exec": Cap("BeforeTool run_shell_command", block=True, closed=True),
-        "pre_file_write": Cap("BeforeTool write_file|replace", block=True, closed=True),
-        "pre_file_read": Cap("BeforeTool read_file|read_many_files|list_directory|glob|search", block=True,
-                             closed=True),
-        "pre_fetch_url": Cap("BeforeTool web_fetch (URLs in the prompt)|google_web_search", block=True, closed=True),
-        "post_tool": Cap("AfterTool"),
-        "pre_tool_output": Cap("AfterTool", block=True, rewrite=True,
-                               note="the result is replaced by the reason (shown to the model as an error)"),
-        "pre_api_request": Cap("BeforeModel", rewrite=True, note="on Gemini's simplified llm_request"),
-        "pre_api_tools": Cap("BeforeToolSelection", rewrite=True,
-                             note="an allowlist of built-in tools; Gemini unions all hooks' lists"),
-        "pre_compact": Cap("PreCompress", note="advisory: Gemini sends it before every model call"),
-        "agent_end": Cap("AfterAgent"),
-        "stop_gate": Cap("AfterAgent", block=True, note="continue = decision deny, the reason as a new prompt"),
-        "host_event": Cap("AfterModel, Notification"),
-    }
 
     @staticmethod
     def _specific(event: str, **fields: Any) -> dict[str, Any]:

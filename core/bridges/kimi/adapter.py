@@ -14,17 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import BridgeInputError, HostAnswer
-from ..capabilities import Cap
 from ..hostkit import gate as g
 from ..hostkit.adapter import Adapter, Turn, fail_reason
 from ..hostkit.output import output
 from ..hostkit.shape import ToolShape, needs
-
-#: the 13 hook events of Kimi CLI 1.51.0 (``HookEventType``)
-EVENTS = (
-    "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "StopFailure", "SessionStart",
-    "SessionEnd", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "Notification",
-)
+from ..hosts.kimi import EVENTS
 
 #: what a Kimi tool call must carry to be checked
 TOOL_SHAPE = ToolShape(fields={
@@ -70,28 +64,6 @@ class KimiAdapter(Adapter):
     GATING = frozenset({"PreToolUse"})
     SHAPES = {"PreToolUse": TOOL_SHAPE}
     EVENTS = EVENTS
-
-    _OPEN = "Kimi fails open when the hook cannot start or times out; a failure inside agent-hooks blocks"
-    CAPABILITIES = {
-        "on_start": Cap("SessionStart"),
-        "session_start": Cap("SessionStart"),
-        "on_end": Cap("SessionEnd"),
-        "pre_message": Cap("UserPromptSubmit", block=True, note="no rewrite: Kimi reads no changed prompt"),
-        "pre_tool": Cap("PreToolUse", block=True, note=f"no rewrite (Kimi reads no changed input); {_OPEN}"),
-        "pre_shell_exec": Cap("PreToolUse Shell", block=True, note=_OPEN),
-        "pre_file_write": Cap("PreToolUse WriteFile|StrReplaceFile", block=True, note=_OPEN),
-        "pre_file_read": Cap("PreToolUse ReadFile|Grep|Glob", block=True, note=_OPEN),
-        "pre_fetch_url": Cap("PreToolUse FetchURL|SearchWeb", block=True, note=_OPEN),
-        "post_tool": Cap("PostToolUse, PostToolUseFailure", note="not awaited by Kimi"),
-        "pre_tool_output": Cap("PostToolUse", note="observe only: Kimi cannot replace a tool's output"),
-        "pre_compact": Cap("PreCompact", note="Kimi cannot cancel a compaction"),
-        "post_compact": Cap("PostCompact"),
-        "agent_end": Cap("Stop"),
-        "stop_gate": Cap("Stop", block=True, note="continue = the reason as one more turn; Kimi allows one per prompt"),
-        "pre_spawn_agent": Cap("SubagentStart", note="cannot stop the sub-agent"),
-        "post_spawn_agent": Cap("SubagentStop"),
-        "host_event": Cap("StopFailure, Notification"),
-    }
 
     def failure(self, event_name: str | None, problem: str) -> HostAnswer:
         if event_name in self.GATING or event_name is None:

@@ -19,16 +19,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..base import BridgeInputError, HostAnswer
-from ..capabilities import Cap
 from ..hostkit import gate as g
 from ..hostkit.adapter import Adapter, Turn, fail_reason
 from ..hostkit.output import output
 from ..hostkit.shape import ToolShape, needs
-
-EVENTS = (
-    "tool.execute.before", "tool.execute.after", "chat.message", "chat.params",
-    "experimental.chat.system.transform", "experimental.session.compacting", "event",
-)
+from ..hosts.opencode import EVENTS
 
 #: bus events (the ``event`` hook's ``event.type``) with a canonical counterpart
 BUS = {"session.created": ("on_start", "session_start"), "session.idle": ("agent_end",),
@@ -83,27 +78,6 @@ class OpenCodeAdapter(Adapter):
     GATING = frozenset({"tool.execute.before"})
     SHAPES = SHAPES
     EVENTS = EVENTS
-
-    CAPABILITIES = {
-        "on_start": Cap("event session.created"),
-        "session_start": Cap("event session.created"),
-        "on_end": Cap("event session.deleted", note="not when OpenCode just exits"),
-        "pre_message": Cap("chat.message", block=True, rewrite=True),
-        "pre_system_prompt": Cap("experimental.chat.system.transform", rewrite=True),
-        "pre_tool": Cap("tool.execute.before", block=True, rewrite=True, closed=True),
-        "pre_shell_exec": Cap("tool.execute.before bash", block=True, closed=True),
-        "pre_file_write": Cap("tool.execute.before write|edit|patch", block=True, closed=True),
-        "pre_file_read": Cap("tool.execute.before read|glob|grep|list", block=True, closed=True),
-        "pre_fetch_url": Cap("tool.execute.before webfetch", block=True, closed=True),
-        "post_tool": Cap("tool.execute.after"),
-        "pre_tool_output": Cap("tool.execute.after", block=True, rewrite=True),
-        "pre_api_request": Cap("chat.params", rewrite=True, note="temperature, topP, options only"),
-        "pre_compact": Cap("experimental.session.compacting", note="cannot cancel"),
-        "on_compacting": Cap("experimental.session.compacting", rewrite=True),
-        "post_compact": Cap("event session.compacted"),
-        "agent_end": Cap("event session.idle"),
-        "host_event": Cap("other bus events"),
-    }
 
     def runtime_options(self, event: Mapping[str, Any]) -> dict[str, Any]:
         return {"host": self.name}  # the stdio server builds the runtime once per session

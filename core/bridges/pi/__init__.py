@@ -128,16 +128,31 @@ def capabilities(dialect: str) -> dict[str, Any]:
     return caps
 
 
+def event_map(dialect: str) -> dict[str, tuple[str, ...]]:
+    """pi's or omp's events -> the canonical hooks the bridge fires for each (the host record's map)."""
+    from ...dialects import get_dialect
+
+    out: dict[str, list[str]] = {}
+    for event, hook in get_dialect(dialect).names.items():
+        if not event.startswith("session:"):
+            out.setdefault(event, []).append(hook)
+    for event, hook in OWN_EVENTS.get(dialect, {}).items():
+        out.setdefault(event, []).append(hook)
+    for event, hooks in EXTRA_HOOKS.items():
+        if event in out:
+            out[event].extend(h for h in hooks if h not in out[event])
+    for event in HOST_ONLY_EVENTS:
+        out.setdefault(event, []).append("host_event")
+    fired = {*capabilities(dialect), "host_event"}  # omp's session_start has no switch/fork reasons
+    return {event: tuple(h for h in hooks if h in fired) for event, hooks in out.items()}
+
+
 class PiAdapter:
     """pi's events through the pi dialect, or omp's through the omp dialect."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.dialect = name  # the dialect of the same name decides names, shapes and rules
-
-    @property
-    def CAPABILITIES(self) -> dict[str, Any]:  # the attribute name the capability matrix reads
-        return capabilities(self.dialect)
 
     # -- HostAdapter -------------------------------------------------------------------------
 

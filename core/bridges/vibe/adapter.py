@@ -14,13 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import HostAnswer
-from ..capabilities import Cap
 from ..hostkit import gate as g
 from ..hostkit.adapter import Adapter, Turn, fail_reason
 from ..hostkit.output import output
 from ..hostkit.shape import ToolShape, needs
-
-EVENTS = ("pre_tool", "post_tool", "post_agent")
+from ..hosts.vibe import EVENTS
 
 SHELL_TOOLS = frozenset({"bash", "git_bash", "windows_shell", "experimental_bash"})
 WRITE_TOOLS = frozenset({"write_file", "edit"})
@@ -66,21 +64,6 @@ class VibeAdapter(Adapter):
     GATING = frozenset({"pre_tool"})
     SHAPES = {"pre_tool": TOOL_SHAPE}
     EVENTS = EVENTS
-
-    CAPABILITIES = {
-        "pre_tool": Cap("pre_tool", block=True, rewrite=True, closed=True,
-                        note="closed through strict = true, which install writes"),
-        "pre_shell_exec": Cap("pre_tool bash", block=True, closed=True),
-        "pre_file_write": Cap("pre_tool write_file|edit", block=True, closed=True),
-        "pre_file_read": Cap("pre_tool read_file|grep", block=True, closed=True),
-        "pre_fetch_url": Cap("pre_tool web_fetch", block=True, closed=True),
-        "post_tool": Cap("post_tool", note="only for tools that ran"),
-        "pre_tool_output": Cap("post_tool", block=True, rewrite=True, closed=True,
-                               note="a failure of ours clears the output (strict)"),
-        "agent_end": Cap("post_agent"),
-        "stop_gate": Cap("post_agent", block=True,
-                         note="continue = the reason as a retry message; Vibe also caps it at 3 per turn"),
-    }
 
     def failure(self, event_name: str | None, problem: str) -> HostAnswer:
         if event_name in self.GATING or event_name is None:

@@ -69,10 +69,10 @@ def wrap(config: dict[str, Any], tool_name: str, arguments: dict[str, Any], cwd:
 
 
 def _cannot_rewrite(host: str) -> bool:
-    from agent_hooks_core.bridges import ADAPTERS
+    from agent_hooks_core.bridges import registry
     from agent_hooks_core.bridges.capabilities import sandbox
 
-    return host in ADAPTERS and not sandbox(host)[0]
+    return registry.find(host) is not None and not sandbox(host)[0]
 
 
 @hookimpl(trylast=True)

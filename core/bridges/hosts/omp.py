@@ -1,0 +1,49 @@
+"""oh-my-pi: a TypeScript extension that forwards events over ``agenthooks serve --stdio``.
+
+Its events, shapes and rules are the ``omp`` dialect's (:mod:`agent_hooks_core.dialects`), so the
+event map and capabilities are computed from it when asked.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...hookspecs.markers import hookimpl
+from ..record import Config, Host
+
+if TYPE_CHECKING:
+    from ..record import Cap
+
+
+def _capabilities() -> dict[str, Cap]:
+    from ..pi import capabilities
+
+    return capabilities("omp")
+
+
+def _events() -> dict[str, tuple[str, ...]]:
+    from ..pi import event_map
+
+    return event_map("omp")
+
+
+HOST = Host(
+    name="omp",
+    title="oh-my-pi",
+    adapter="agent_hooks_core.bridges.pi:OMP_ADAPTER",
+    installer="agent_hooks_core.bridges.pi.install:OMP",
+    executable="omp",
+    transport="TypeScript extension over `agenthooks serve --stdio`",
+    transports=("stdio",),
+    config=Config("extension", ("user", "project"),
+                  "~/.omp/agent/extensions/agent-hooks.ts, or .omp/extensions/agent-hooks.ts"),
+    events=_events,
+    capabilities=_capabilities,
+    failure="tool_call is blocked when we fail or the session dies; other events go on",
+    docs="omp.md",
+)
+
+
+@hookimpl
+def register_hosts() -> list[Host]:
+    return [HOST]

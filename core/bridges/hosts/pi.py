@@ -1,0 +1,49 @@
+"""pi: a TypeScript extension that forwards events over ``agenthooks serve --stdio``.
+
+Its events, shapes and rules are the ``pi`` dialect's (:mod:`agent_hooks_core.dialects`), so the
+event map and capabilities are computed from it when asked.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...hookspecs.markers import hookimpl
+from ..record import Config, Host
+
+if TYPE_CHECKING:
+    from ..record import Cap
+
+
+def _capabilities() -> dict[str, Cap]:
+    from ..pi import capabilities
+
+    return capabilities("pi")
+
+
+def _events() -> dict[str, tuple[str, ...]]:
+    from ..pi import event_map
+
+    return event_map("pi")
+
+
+HOST = Host(
+    name="pi",
+    title="pi",
+    adapter="agent_hooks_core.bridges.pi:ADAPTER",
+    installer="agent_hooks_core.bridges.pi.install:PI",
+    executable="pi",
+    transport="TypeScript extension over `agenthooks serve --stdio`",
+    transports=("stdio",),
+    config=Config("extension", ("user", "project"),
+                  "~/.pi/agent/extensions/agent-hooks.ts, or .pi/extensions/agent-hooks.ts"),
+    events=_events,
+    capabilities=_capabilities,
+    failure="tool_call is blocked when we fail or the session dies; other events go on",
+    docs="pi.md",
+)
+
+
+@hookimpl
+def register_hosts() -> list[Host]:
+    return [HOST]
