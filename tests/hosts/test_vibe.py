@@ -102,7 +102,8 @@ def test_a_crash_of_ours_blocks(vibe, home, tmp_path):
 
 def test_a_bridge_that_cannot_start_blocks(vibe, home, tmp_path):
     """strict = true: a hook command that does not even run is a deny, not a silent allow."""
-    install([str(tmp_path / "missing-agenthooks"), "vibe"])
+    install([str(tmp_path / "gone" / "agenthooks"), "vibe"])
+    assert any(line.startswith("problem:") and "does not exist" in line for line in vb.status())
     results = run_vibe(vibe, home, [tool_call("bash", {"command": "echo should-not-run > ran.txt"}), say("ok")])
     assert not (home / "project" / "ran.txt").exists(), results
 
