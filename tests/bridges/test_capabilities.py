@@ -18,7 +18,7 @@ from agent_hooks_core.hookspecs.catalogue import HOOKS
 
 from .hostkit_support import payloads, runtime
 
-HOSTS = ("codex", "gemini", "cursor", "opencode", "vibe", "kimi")
+HOSTS = ("codex", "gemini", "cursor", "opencode", "vibe", "kimi", "openhands")
 
 
 class Everything:

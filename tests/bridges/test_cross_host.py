@@ -45,6 +45,8 @@ SHELL: dict[str, tuple[Callable[[str], dict[str, Any]], Callable[[Any], bool]]] 
                  lambda a: bool((a.body or {}).get("block"))),
     "vibe": (lambda c: _set(_sample("vibe", "pre_tool"), ("tool_input",), {"command": c}),
              lambda a: (a.body or {}).get("decision") == "deny"),
+    "openhands": (lambda c: _set(_sample("openhands", "PreToolUse"), ("tool_input", "command"), c),
+                  lambda a: (a.body or {}).get("decision") == "deny"),
     "kimi": (lambda c: _set(_sample("kimi", "PreToolUse"), ("tool_input",), {"command": c}),
              lambda a: (a.body or {}).get("hookSpecificOutput", {}).get("permissionDecision") == "deny"),
 }

@@ -27,7 +27,7 @@ def make(name: str = "toyhost", **changes: object) -> Host:
 
 
 def test_first_party_hosts_are_the_shipped_ones():
-    assert {"claude-code", "codex", "cursor", "gemini", "omp", "opencode", "pi", "vibe", "kimi"} <= set(NAMES)
+    assert {"claude-code", "codex", "cursor", "gemini", "omp", "opencode", "pi", "vibe", "kimi", "openhands"} <= set(NAMES)
     assert all(h.source == "agent_hooks_core" for h in FIRST)
 
 
