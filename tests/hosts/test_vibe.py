@@ -135,3 +135,37 @@ def test_a_rewrite_runs_as_rewritten(vibe, home, tmp_path):
     install([sys.executable, "-m", "agent_hooks_core", "vibe", "--hook", str(hook)])
     results = run_vibe(vibe, home, [tool_call("bash", {"command": "echo original"}), say("ok")])
     assert "rewritten-ran" in results[0] and "original" not in results[0], results
+
+
+SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+def test_a_secret_in_the_output_is_redacted(vibe, home):
+    install()
+    results = run_vibe(vibe, home, [tool_call("bash", {"command": f"echo token={SECRET}"}), say("ok")])
+    assert SECRET not in results[0] and "[REDACTED:github-token]" in results[0], results
+
+
+GATE = """
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def stop_gate(event):
+    return {"continue": True, "reason": "not done: run the tests"}
+"""
+
+
+def test_the_stop_gate_keeps_vibe_working_within_the_limit(vibe, home, tmp_path):
+    gate = tmp_path / "gate.py"
+    gate.write_text(GATE)
+    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text("stop_gate_limit = 1\n")
+    install([sys.executable, "-m", "agent_hooks_core", "vibe", "--hook", str(gate)])
+    with FakeModel([say("finished"), say("ran them"), say("again")]) as model:
+        (home / ".vibe" / "config.toml").write_text(CONFIG.format(base=model.base_url))
+        proc = subprocess.run([str(vibe), "-p", "go", "--auto-approve", "--output", "json"], cwd=home / "project",
+                              env={**os.environ, "FAKE_API_KEY": "dummy", "AGENT_HOOKS_PLUGINS": ""},
+                              capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    users = [m for m in model.requests[-1]["messages"] if m.get("role") == "user"]
+    assert "not done: run the tests" in str(users[-1]["content"]), model.requests[-1]["messages"]
+    assert len(model.requests) == 2  # the user's stop_gate_limit = 1: one more turn, then it stops

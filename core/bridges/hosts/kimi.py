@@ -33,7 +33,7 @@ CAPABILITIES: dict[str, Cap] = {
     "pre_compact": Cap("PreCompact", note="Kimi cannot cancel a compaction"),
     "post_compact": Cap("PostCompact"),
     "agent_end": Cap("Stop"),
-    "stop_gate": Cap("Stop", block=True, continues=True,
+    "stop_gate": Cap("Stop", block=True, continues=True, proven=PROVEN,
                      note="continue = a JSON deny, the reason as one more turn; Kimi allows one per prompt"),
     "pre_spawn_agent": Cap("SubagentStart", note="cannot stop the sub-agent"),
     "post_spawn_agent": Cap("SubagentStop"),

@@ -21,10 +21,10 @@ CAPABILITIES: dict[str, Cap] = {
     "pre_file_read": Cap("pre_tool read_file|grep", block=True, closed=True),
     "pre_fetch_url": Cap("pre_tool web_fetch", block=True, closed=True),
     "post_tool": Cap("post_tool", note="only for tools that ran"),
-    "pre_tool_output": Cap("post_tool", block=True, rewrite=True, closed=True,
+    "pre_tool_output": Cap("post_tool", block=True, rewrite=True, closed=True, proven=PROVEN,
                            note="the text the model sees is replaced; a failure of ours withholds it (strict)"),
     "agent_end": Cap("post_agent"),
-    "stop_gate": Cap("post_agent", block=True, continues=True,
+    "stop_gate": Cap("post_agent", block=True, continues=True, proven=PROVEN,
                      note="continue = decision deny, the reason as a retry message; Vibe caps it at 3 per turn"),
 }
 
