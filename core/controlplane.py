@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-KINDS = ("settings", "organisation", "trust", "hooks", "environment", "run", "host-config")
+KINDS = ("settings", "organisation", "trust", "hooks", "environment", "run", "data", "host-config")
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class ProtectedPath:
     path: str
     """absolute, normalised with ``os.path.realpath``"""
     kind: str
-    """settings, organisation, trust, hooks, environment, run or host-config"""
+    """settings, organisation, trust, hooks, environment, run, data or host-config"""
     tree: bool
     """True: everything below ``path`` is protected too"""
     why: str
@@ -180,6 +180,21 @@ def _run_paths(b: _Builder) -> None:
     b.add(run, "run", "the agent-hooks server's run directory", tree=True)
 
 
+def _data_paths(b: _Builder, env: Mapping[str, str]) -> None:
+    """Our data and state directories: the stable launchers host configurations run (replacing one
+    changes what runs), the audit database and its loss counters (deleting them hides what happened)."""
+    import platformdirs
+
+    home = env.get("AGENT_HOOKS_HOME")
+    if home:
+        b.add(Path(home).expanduser() / "bin", "data", "the launchers agent-hooks' host configurations run",
+              tree=True)
+    b.add(platformdirs.user_data_dir("agent-hooks", appauthor=False), "data",
+          "agent-hooks' data (launchers, audit database)", tree=True)
+    b.add(platformdirs.user_state_dir("agent-hooks", appauthor=False), "data",
+          "agent-hooks' state (audit spool and loss counters)", tree=True)
+
+
 def _host_paths(b: _Builder, cwd: str, env: Mapping[str, str]) -> None:
     from .bridges import registry
     from .settings import find_project_root
@@ -211,6 +226,7 @@ def _build(cwd: str, env: Mapping[str, str]) -> tuple[ProtectedPath, ...]:
     _settings_paths(b, cwd, env)
     _environment_paths(b, env)
     _run_paths(b)
+    _data_paths(b, env)
     _host_paths(b, cwd, env)
     return tuple(b.items.values())
 

@@ -469,8 +469,11 @@ class Runtime:
         return hd, red, HandlerCalls(handlers, red, red.event, self._timeout(hd), aio=aio), notes
 
     def _stop_count(self) -> StopCounter:
+        # the session is looked up per call: a warm server's runtime serves many sessions
+        if self.session_id:
+            return StopCounter(self.host, self.session_id)
         if self._stop_counter is None:
-            self._stop_counter = StopCounter(self.host, self.session_id)
+            self._stop_counter = StopCounter(self.host, None)
         return self._stop_counter
 
     def _timeout(self, hd: HookDef) -> float | None:

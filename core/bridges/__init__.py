@@ -10,14 +10,13 @@ adapters. Imports are lazy: a bridge process loads one adapter.
 
 from __future__ import annotations
 
-from typing import Any
-
+from .base import HostAdapter
 from .record import load
 
-__all__ = ["adapter", "load"]
+__all__ = ["HostAdapter", "adapter", "load"]
 
 
-def adapter(host: str) -> Any:
+def adapter(host: str) -> HostAdapter:
     """The adapter of ``host``; KeyError (:class:`~.registry.UnknownHostError`) for an unknown host."""
     from .registry import adapter as of
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
@@ -40,62 +40,82 @@ class HostAnswer:
     blocked: bool = False
 
 
-class HostAdapter(Protocol):
-    """One host's protocol. Implementations are stateless module-level objects."""
+class HostAdapter:
+    """One host's protocol: every adapter is an instance of a subclass (stateless, module-level).
+
+    A subclass sets :attr:`name` and implements :meth:`event_name`, :meth:`is_gating`,
+    :meth:`runtime_options`, :meth:`handle` and :meth:`failure`; every other member has a default
+    here, so transports call them directly. (:class:`~.hostkit.adapter.Adapter` implements the five
+    for hosts whose events name themselves in a field and dispatches to ``on_<Event>`` methods.)
+    """
 
     #: the host's name as users type it: ``agenthooks install <name>``, ``/hosts/<name>`` over HTTP
-    name: str
+    name: str = ""
+    #: seconds a transport waits for the answer before it answers :meth:`failure` itself (below
+    #: the host's own timeout)
+    answer_deadline: float = 55.0
+
+    @property
+    def event_field(self) -> str:
+        """The event's field naming it, for messages (``hook_event_name``)."""
+        return "event name"
+
+    @property
+    def usage(self) -> str:
+        """The --help text of the per-event command (``agenthooks <host>``)."""
+        return f"usage: agenthooks {self.name} [--event NAME] [--hook PATH]... [--settings PATH]\n"
 
     def event_name(self, event: Mapping[str, Any]) -> str | None:
         """The host's name for this event (``PreToolUse``, ``BeforeTool``…), None if unknown."""
-        ...
+        raise NotImplementedError
 
     def is_gating(self, event_name: str | None) -> bool:
         """True where the host decides from our answer whether an action runs: any failure of ours
         on such an event must end in a deny/block (:meth:`failure`)."""
-        ...
+        raise NotImplementedError
 
     def runtime_options(self, event: Mapping[str, Any]) -> dict[str, Any]:
         """Keyword arguments for ``Runtime.from_settings`` taken from the event: ``cwd``,
         ``session_id``, ``session_file``, ``host``, and ``ui``/``has_ui`` when the host has its own
         (a fresh UI object per call: it holds per-call state). The transport adds hooks and settings."""
-        ...
+        raise NotImplementedError
 
     def handle(self, rt: Runtime, event: dict[str, Any]) -> HostAnswer:
         """Fire the canonical hooks for ``event`` and render the host's answer.
 
         Raises ``BridgeInputError`` for an event it cannot understand; the transport turns that
         (and anything else raised) into :meth:`failure`."""
-        ...
+        raise NotImplementedError
 
     def failure(self, event_name: str | None, problem: str) -> HostAnswer:
         """Our side failed (``problem`` is one line): a deny/block on gating events, else the
         host's non-blocking error."""
-        ...
+        raise NotImplementedError
+
+    # -- with defaults ---------------------------------------------------------------------------
+
+    def parse_args(self, argv: list[str]) -> CommandOptions:
+        """The per-event command line; raises :class:`UsageError`."""
+        return parse_command_args(argv)
+
+    def configure(self, options: CommandOptions) -> HostAdapter:
+        """The adapter with those options applied (HTTP passes them as ``?arg=--ask&arg=...``: the
+        same argv). Default: the adapter itself."""
+        return self
+
+    def sniff_event_name(self, raw: bytes) -> str | None:
+        """The event name found in bytes that are not valid JSON, or None."""
+        return None
+
+    def subscriptions(self, rt: Runtime | None) -> list[str]:
+        """The host events worth forwarding given the loaded plugins (``rt`` is None when they
+        failed to load); ``serve --stdio`` returns it from ``initialize``. Default: [] (the
+        extension decides alone)."""
+        return []
 
 
 class BridgeInputError(Exception):
     """The host sent an event the adapter cannot understand (missing or mistyped fields)."""
-
-
-# -- optional members ------------------------------------------------------------------------
-#
-# Transports look these up with getattr and fall back to the defaults below, so a minimal adapter
-# is the five members of HostAdapter.
-#
-# ``usage: str``                 the --help text of the per-event command (``agenthooks <host>``)
-# ``parse_args(argv) -> opts``   the per-event command line (an object with ``hooks``, ``settings``,
-#                                ``event`` and ``help``); raises :class:`UsageError`. Default:
-#                                :func:`parse_command_args`
-# ``configure(opts) -> adapter`` the adapter with those options applied (HTTP passes them as
-#                                ``?arg=--ask&arg=...``: the same argv). Default: the adapter itself
-# ``event_field: str``           the event's field naming it, for messages (``hook_event_name``)
-# ``sniff_event_name(raw)``      the event name found in bytes that are not valid JSON, or None
-# ``answer_deadline: float``     seconds a transport waits for the answer before it answers
-#                                :meth:`HostAdapter.failure` itself (below the host's own timeout)
-# ``subscriptions(rt) -> [str]`` the host events worth forwarding given the loaded plugins (``rt`` is
-#                                None when they failed to load); ``serve --stdio`` returns it from
-#                                ``initialize``. Default: [] (the extension decides alone)
 
 
 class UsageError(Exception):

@@ -23,11 +23,9 @@ our handlers (and the groups and event lists that become empty because of it).
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
-import shutil
 import sys
 import sysconfig
 from collections.abc import Mapping
@@ -36,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import home_dir
-from .hostkit.jsonconfig import InstallError, dump_json, read_json
+from .hostkit.jsonconfig import ConfigEdit, FileChange, InstallError, dump_json, read_json, run_plan
 
 #: every hook event Claude Code 2.1.330 knows (``HOOK_EVENTS`` in the agent SDK)
 HOOK_EVENTS = (
@@ -302,7 +300,7 @@ def merged(settings: dict[str, Any], command: str, prefix: list[str], path: Path
            token: str | None = None) -> dict[str, Any]:
     """``settings`` with our entries for ``events``, in place of any earlier ones of ours (of any
     transport). The http transport also sets ``env.AGENT_HOOKS_TOKEN`` to ``token``."""
-    new = json.loads(json.dumps(settings))
+    new: dict[str, Any] = json.loads(json.dumps(settings))
     hooks = _hooks_of(new, path)
     _set_token(new, token if transport == "http" else None, path)
     for event in events:
@@ -333,7 +331,7 @@ def merged(settings: dict[str, Any], command: str, prefix: list[str], path: Path
 
 def removed(settings: dict[str, Any], path: Path = Path("settings.json")) -> dict[str, Any]:
     """``settings`` without any handler of ours; groups and events emptied by that go too."""
-    new = json.loads(json.dumps(settings))
+    new: dict[str, Any] = json.loads(json.dumps(settings))
     _set_token(new, None, path)
     if "hooks" not in new:
         return new
@@ -380,62 +378,9 @@ read_settings = read_json
 dump = dump_json
 
 
-@dataclass
-class SettingsEdit:
-    """A change to one settings file, not yet made."""
-
-    path: Path
-    old: str | None
-    """the file's text, None when it does not exist"""
-    new: str | None
-    """the text to write, None for no change"""
-
-    @property
-    def changed(self) -> bool:
-        return self.new is not None and self.new != self.old
-
-    def diff(self) -> str:
-        old = (self.old or "").splitlines(keepends=True)
-        fromfile = str(self.path) if self.old is not None else "/dev/null"
-        new = (self.new or "").splitlines(keepends=True)
-        return "".join(difflib.unified_diff(old, new, fromfile, str(self.path)))
-
-    @property
-    def backup_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".agenthooks.bak")
-
-    def apply(self) -> Path | None:
-        """Write the new text atomically; returns the backup of the old file (None if there was none)."""
-        if self.new is None or not self.changed:
-            return None
-        from ..transports import launcher
-
-        launcher.write_if_referenced(self.new)  # before the file that runs it
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        backup = None
-        mode = None
-        if self.old is not None:
-            backup = self.backup_path
-            shutil.copy2(self.path, backup)
-            mode = self.path.stat().st_mode & 0o7777
-        from ..fileio import atomic_write
-
-        atomic_write(self.path, self.new, mode)
-        return backup
-
-
-def remove(edit: SettingsEdit) -> None:
-    """Apply an uninstall: no backup, the file deleted when nothing is left in it, and the backup
-    an install kept deleted too (``hostkit.jsonconfig.remove_leaving_nothing``)."""
-    if edit.new is not None and edit.changed:
-        from .hostkit.jsonconfig import remove_leaving_nothing
-
-        remove_leaving_nothing(edit.path, edit.new)
-
-
 def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
                  command: tuple[str, list[str]] | None = None, ask: bool = False, transport: str = "command",
-                 dry_run: bool = False) -> SettingsEdit:
+                 dry_run: bool = False) -> ConfigEdit:
     if transport not in TRANSPORTS:
         raise InstallError(f"unknown transport {transport!r}: use {', '.join(TRANSPORTS)}")
     token = None
@@ -450,18 +395,20 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
     settings, old = read_settings(path)
     cmd, prefix = command or bridge_command()
     new = merged(settings, cmd, prefix, path, ask=ask, transport=transport, token=token)
+    # a file holding the token is readable by the user only, from the moment it is written
+    mode = 0o600 if transport == "http" else None
     if old is not None and new == settings:
-        return SettingsEdit(path, old, None)
-    return SettingsEdit(path, old, dump(new, old))
+        return ConfigEdit([FileChange(path, old, None, mode)])
+    return ConfigEdit([FileChange(path, old, dump(new, old), mode)])
 
 
-def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> SettingsEdit:
+def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> ConfigEdit:
     path = settings_path(scope, project_dir)
     settings, old = read_settings(path)
     new = removed(settings, path)
     if old is None or new == settings:
-        return SettingsEdit(path, old, None)
-    return SettingsEdit(path, old, dump(new, old))
+        return ConfigEdit([FileChange(path, old, None)], removal=True)
+    return ConfigEdit([FileChange(path, old, dump(new, old))], removal=True)
 
 
 # -- doctor ------------------------------------------------------------------------------
@@ -640,70 +587,29 @@ def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = No
     if transport == AUTO:
         transport, why = choose_transport(scope)
     plan = plan_install(scope, project_dir, ask=ask, transport=transport, dry_run=dry_run)
-    chosen = f"  transport: {transport}\n  why:       {why}\n"
-    if dry_run:
-        out.write(plan.diff() if plan.changed else f"{plan.path}: already wired, nothing to change\n")
-        out.write(chosen)
-        return 0
-    try:
-        _write_launcher(plan)
-    except OSError as exc:
-        from ..transports import launcher
-
-        raise InstallError(f"cannot write the launcher {launcher.path()}: {exc.strerror or exc}") from None
-    if not plan.changed:
-        out.write(f"Claude Code ({scope}) is already wired to agent-hooks: {plan.path}\n")
-        out.write(chosen)
-        return 0
-    try:
-        backup = plan.apply()
-    except OSError as exc:
-        raise InstallError(f"cannot write {plan.path}: {exc.strerror or exc}") from None
-    if transport == "http":
-        os.chmod(plan.path, 0o600)  # it holds the token now
-    out.write(f"Wired agent-hooks into Claude Code ({scope}): {plan.path}\n")
-    out.write(chosen)
-    if transport == "http":
-        out.write(f"  url:     {server_url()} (http hooks; the token is env.{TOKEN_VAR} in that file)\n")
-        out.write("  server:  started by a SessionStart hook; now: `agenthooks serve start`\n")
-    elif transport == "client":
-        argv = client_handler("PreToolUse")
-        out.write(f"  command: {' '.join([argv['command'], *argv['args']])}\n")
-    else:
-        command, prefix = bridge_command()
-        out.write(f"  command: {' '.join([command, *prefix, 'claude-code'])}\n")
-    out.write(f"  events:  {', '.join(EVENTS)}\n")
-    if backup is not None:
-        out.write(f"  backup:  {backup}\n")
-    if scope == "project":
-        out.write("  note: .claude/settings.json is usually committed, and the command is this machine's path;\n"
-                  "        use --local to keep it out of version control.\n")
-    return 0
-
-
-def _write_launcher(plan: SettingsEdit) -> None:
-    """The stable launcher the file names, written first (a reinstall that changes nothing repairs it)."""
-    from ..transports import launcher
-
-    launcher.write_if_referenced(plan.new if plan.new is not None else plan.old)
+    path = plan.changes[0].path
+    plan.notes += [f"transport: {transport}", f"why:       {why}"]
+    if plan.changed and not dry_run:
+        if transport == "http":
+            plan.notes += [f"url:     {server_url()} (http hooks; the token is env.{TOKEN_VAR} in that file)",
+                           "server:  started by a SessionStart hook; now: `agenthooks serve start`"]
+        elif transport == "client":
+            argv = client_handler("PreToolUse")
+            plan.notes.append(f"command: {' '.join([argv['command'], *argv['args']])}")
+        else:
+            command, prefix = bridge_command()
+            plan.notes.append(f"command: {' '.join([command, *prefix, 'claude-code'])}")
+        plan.notes.append(f"events:  {', '.join(EVENTS)}")
+        if scope == "project":
+            plan.notes.append("note: .claude/settings.json is usually committed, and the command is this machine's "
+                              "path;\n        use --local to keep it out of version control.")
+    return run_plan(plan, dry_run, out, f"Wired agent-hooks into Claude Code ({scope})",
+                    unchanged=f"Claude Code ({scope}) is already wired to agent-hooks: {path}")
 
 
 def uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
               out: Any = None) -> int:
     """Remove our hook entries (any transport) from Claude Code's ``scope`` settings file."""
-    out = out or sys.stdout
     plan = plan_uninstall(scope, project_dir)
-    if dry_run:
-        out.write(plan.diff() if plan.changed else f"{plan.path}: not wired, nothing to change\n")
-        return 0
-    if not plan.changed:
-        out.write(f"Claude Code ({scope}) is not wired to agent-hooks: {plan.path}\n")
-        return 0
-    try:
-        remove(plan)
-    except OSError as exc:
-        raise InstallError(f"cannot write {plan.path}: {exc.strerror or exc}") from None
-    out.write(f"Removed agent-hooks from Claude Code ({scope}): {plan.path}\n")
-    if not plan.path.exists():
-        out.write(f"  deleted {plan.path}: nothing else was in it\n")
-    return 0
+    return run_plan(plan, dry_run, out or sys.stdout, f"Removed agent-hooks from Claude Code ({scope})",
+                    unchanged=f"{plan.changes[0].path}: not wired, nothing to change")

@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .base import HostAdapter
+
 #: how events reach us: a process per event (``agenthooks <host>``), HTTP or the unix socket of
 #: ``agenthooks serve``, or one warm session over ``agenthooks serve --stdio``
 Transport = Literal["command", "http", "socket", "stdio"]
@@ -149,8 +151,12 @@ class Host:
             return {name: tuple(hooks) for name, hooks in events.items()}
         return derive_events(events, self.caps())
 
-    def load_adapter(self) -> Any:
-        return load(self.adapter)
+    def load_adapter(self) -> HostAdapter:
+        """The adapter, imported now; TypeError when it is not a :class:`~.base.HostAdapter`."""
+        adapter = load(self.adapter)
+        if not isinstance(adapter, HostAdapter):
+            raise TypeError(f"host {self.name!r}: {self.adapter} is a {type(adapter).__name__}, not a HostAdapter")
+        return adapter
 
     def load_installer(self) -> Any:
         return load(self.installer)

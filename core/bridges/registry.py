@@ -20,6 +20,7 @@ import pkgutil
 from dataclasses import replace
 from typing import Any
 
+from .base import HostAdapter
 from .record import Cap, Host
 
 #: where the first-party host modules live
@@ -152,7 +153,7 @@ def command(name: str) -> str | None:
     return record.command if record is not None else None
 
 
-def adapter(name: str) -> Any:
+def adapter(name: str) -> HostAdapter:
     """The adapter of host ``name`` (imported now); :class:`UnknownHostError` for an unknown host."""
     return get(name).load_adapter()
 

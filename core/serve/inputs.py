@@ -98,11 +98,17 @@ def policy_hash(rt: Any, cwd: str, settings: str | None) -> str:
         if st.st_size > HASH_CAP:
             digest.update(b"%d:%d" % (st.st_size, st.st_mtime_ns))
             continue
-        try:
-            with open(path, "rb") as fh:
-                digest.update(fh.read(HASH_CAP))
+        try:  # non-blocking and checked again once open: a file swapped for a FIFO cannot hang us
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except OSError:
             continue
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                digest.update(os.read(fd, HASH_CAP))
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
     if rt is not None:
         for name in sorted(rt.plugin_info):
             info = rt.plugin_info[name]

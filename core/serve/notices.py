@@ -83,7 +83,8 @@ def due(rt: Any, session_id: str | None = None) -> list[str]:
     session = session_id if session_id is not None else getattr(rt, "session_id", None)
     out = []
     for notice in notices:
-        raw = "\0".join([str(getattr(rt, "host", "")), str(session or os.getpid()), root, notice])
+        # no session id: the agent that started this process stands for its session
+        raw = "\0".join([str(getattr(rt, "host", "")), str(session or f"ppid-{os.getppid()}"), root, notice])
         if _first_time(hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()[:32]):
             out.append(f"agent-hooks: {notice}")
     return out

@@ -142,15 +142,17 @@ def successor_problem(old: Runtime, new: Runtime) -> tuple[str | None, set[str]]
     """(why ``new`` must not replace ``old``, the gating plugins of ``old`` that are gone).
 
     A gating plugin of ``old`` that ``new`` failed to load (a half-written upgrade, a syntax error)
-    keeps ``old`` in service; one that is gone altogether (uninstalled) is returned so the caller
-    makes every gating hook deny until it is back; one the settings disabled is a choice."""
+    keeps ``old`` in service; an installed one that is gone altogether (uninstalled) is returned so
+    the caller makes every gating hook deny until it is back; one the settings disabled, or a hook
+    file that was removed, is a choice."""
     from ..plugininfo import FAILED
 
     failed, gone = [], set()
     for name in sorted(gating_plugins(old)):
         info = new.plugin_info.get(name)
         if info is None:
-            gone.add(name)
+            if old.plugin_info[name].source == "entry-point":  # a removed hook file is a person's edit
+                gone.add(name)
         elif info.status == FAILED:
             failed.append(f"{name}: {info.reason or 'failed to load'}")
     return ("; ".join(failed) or None), gone

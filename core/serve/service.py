@@ -15,16 +15,19 @@ import contextvars
 import json
 import threading
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ..bridges import registry
-from ..bridges.base import CommandOptions, HostAnswer, UsageError, parse_command_args
+from ..bridges.base import CommandOptions, HostAdapter, HostAnswer, UsageError
 from ..transports import dispatch
 from ..transports.process import default_runtime_factory
 from .pool import Pool
 from .stats import Stats
 
 MAX_DEADLINE = 55.0
+
+T = TypeVar("T")
 
 
 class RequestError(Exception):
@@ -49,11 +52,11 @@ class Service:
             except ValueError:
                 deadline = None
         self.deadline = deadline
-        self._adapters: dict[str, Any] = {}
+        self._adapters: dict[str, HostAdapter] = {}
 
     # -- hosts ----------------------------------------------------------------------------------
 
-    def adapter(self, host: str) -> Any:
+    def adapter(self, host: str) -> HostAdapter:
         record = registry.find(host)
         if record is None:
             raise RequestError(404, f"unknown host {host!r} (known: {', '.join(sorted(registry.names()))})")
@@ -75,13 +78,11 @@ class Service:
     def _host_event(self, host: str, args: list[str], raw: bytes, threaded: bool, inline: bool = False) -> HostAnswer:
         base = self.adapter(host)
         try:
-            parse = getattr(base, "parse_args", None)
-            options: CommandOptions = parse(args) if parse is not None else parse_command_args(args)
+            options = base.parse_args(args)
         except UsageError as exc:
             _, name, _ = dispatch.decode(base, raw)
             return base.failure(name, str(exc))
-        configure = getattr(base, "configure", None)
-        adapter = configure(options) if configure is not None else base
+        adapter = base.configure(options)
         event, name, problem = dispatch.decode(adapter, raw, options.event)
         if problem is not None or event is None:
             return adapter.failure(name, problem or "unreadable event")
@@ -107,10 +108,10 @@ class Service:
         except ValueError as exc:
             return adapter.failure(name, f"the worker's answer is unreadable ({exc})")
 
-    def _deadline(self, adapter: Any) -> float:
+    def _deadline(self, adapter: HostAdapter) -> float:
         if self.deadline is not None:
             return self.deadline
-        return min(float(getattr(adapter, "answer_deadline", MAX_DEADLINE)), MAX_DEADLINE)
+        return min(float(adapter.answer_deadline), MAX_DEADLINE)
 
     def _builder(self, options: CommandOptions) -> Any:
         """``build(runtime_options)`` for dispatch.answer: the pooled runtime, with this request's
@@ -127,9 +128,9 @@ class Service:
         return build
 
     @staticmethod
-    def _with_deadline(work: Any, deadline: float, late: Any) -> Any:
+    def _with_deadline(work: Callable[[], T], deadline: float, late: Callable[[], T]) -> T:
         """``work()`` in a daemon thread (with this context); ``late()`` if it takes past ``deadline``."""
-        box: list[Any] = []
+        box: list[T | BaseException] = []
         done = threading.Event()
         context = contextvars.copy_context()
 
@@ -249,7 +250,7 @@ class Service:
 _SCOPES: contextvars.ContextVar[Any] = contextvars.ContextVar("agent_hooks_serve_scope", default=None)
 
 
-def _scoped(work: Any) -> Any:
+def _scoped(work: Callable[[], T]) -> T:
     try:
         return work()
     finally:

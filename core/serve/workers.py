@@ -73,6 +73,7 @@ class Worker:
         self.rfd = self.proc.stdout.fileno()
         os.set_blocking(self.wfd, False)
         self.served = 0
+        self.buf = bytearray()
         self.ready = False
         self.pool: dict[str, Any] | None = None
 
@@ -128,33 +129,38 @@ class Worker:
             except OSError as exc:
                 raise WorkerGone(f"the worker stopped reading ({exc.strerror or exc})") from None
 
-    def _read(self, size: int, until: float) -> bytes:
-        chunks, left = [], size
-        while left:
+    def _fill(self, until: float, want: int) -> None:
+        """Read what the worker sent (up to ``want`` bytes more) into the buffer, by ``until``."""
+        while True:
             remaining = until - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError
-            if not select.select([self.rfd], [], [], min(remaining, 0.5))[0]:
-                if self.proc.poll() is not None:  # EOF never comes while a plugin's child holds the pipe
-                    raise WorkerGone(_ended(self.proc.returncode))
-                continue
-            chunk = os.read(self.rfd, min(left, 1 << 20))
-            if not chunk:
-                try:  # EOF: the worker is ending (or a plugin closed the pipe: then it is killed)
-                    code: int | None = self.proc.wait(timeout=min(max(until - time.monotonic(), 0), 0.5))
-                except subprocess.TimeoutExpired:
-                    code = None
-                raise WorkerGone(_ended(code) if code is not None else "the worker closed its answer pipe")
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+            if select.select([self.rfd], [], [], min(remaining, 0.5))[0]:
+                break
+            if self.proc.poll() is not None:  # EOF never comes while a plugin's child holds the pipe
+                raise WorkerGone(_ended(self.proc.returncode))
+        chunk = os.read(self.rfd, max(want, 1 << 16))
+        if not chunk:
+            try:  # EOF: the worker is ending (or a plugin closed the pipe: then it is killed)
+                code: int | None = self.proc.wait(timeout=min(max(until - time.monotonic(), 0), 0.5))
+            except subprocess.TimeoutExpired:
+                code = None
+            raise WorkerGone(_ended(code) if code is not None else "the worker closed its answer pipe")
+        self.buf += chunk
+
+    def _read(self, size: int, until: float) -> bytes:
+        while len(self.buf) < size:
+            self._fill(until, min(size - len(self.buf), 1 << 20))
+        data, self.buf = self.buf[:size], self.buf[size:]
+        return bytes(data)
 
     def _read_frame(self, until: float) -> dict[str, Any]:
-        line = b""
-        while not line.endswith(b"\n"):
-            line += self._read(1, until)
-            if len(line) > 40:
+        while b"\n" not in self.buf[:41]:
+            if len(self.buf) > 40:
                 raise WorkerGone("the worker's answer is malformed")
+            self._fill(until, 1 << 16)
+        newline = self.buf.index(b"\n")
+        line = self._read(newline + 1, until)
         try:
             hsize, psize = (int(x) for x in line.split())
         except ValueError:

@@ -9,8 +9,8 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..bridges.base import BridgeInputError, HostAnswer
-from ..errors import describe  # the one naming of a failure (also used as dispatch.describe)
+from ..bridges.base import BridgeInputError, HostAdapter, HostAnswer
+from ..errors import describe as describe  # the one naming of a failure (also used as dispatch.describe)
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
@@ -40,7 +40,7 @@ def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def decode(adapter: Any, raw: bytes, fallback: str | None = None
+def decode(adapter: HostAdapter, raw: bytes, fallback: str | None = None
            ) -> tuple[dict[str, Any] | None, str | None, str | None]:
     """(event, event name, problem): the event and no problem, or None and what is wrong with
     ``raw``. The name is the event's, else ``fallback`` (the installed ``--event``), else the one
@@ -48,12 +48,11 @@ def decode(adapter: Any, raw: bytes, fallback: str | None = None
     event, problem = _decode(adapter, raw)
     name = (adapter.event_name(event) if event is not None else None) or fallback
     if name is None:
-        sniff = getattr(adapter, "sniff_event_name", None)
-        name = sniff(raw) if sniff is not None else None
+        name = adapter.sniff_event_name(raw)
     return event, name, problem
 
 
-def _decode(adapter: Any, raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
+def _decode(adapter: HostAdapter, raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     if len(raw) > MAX_EVENT_BYTES:
         return None, f"the event is larger than {MAX_EVENT_BYTES:,} bytes"
     if not raw.strip():
@@ -69,11 +68,11 @@ def _decode(adapter: Any, raw: bytes) -> tuple[dict[str, Any] | None, str | None
     if depth_exceeds(event):
         return None, f"the event is nested deeper than {MAX_DEPTH} levels"
     if adapter.event_name(event) is None:
-        return None, f"the event has no {getattr(adapter, 'event_field', 'event name')}"
+        return None, f"the event has no {adapter.event_field}"
     return event, None
 
 
-def answer(adapter: Any, event: dict[str, Any], name: str | None,
+def answer(adapter: HostAdapter, event: dict[str, Any], name: str | None,
            build: Callable[[dict[str, Any]], Runtime]) -> HostAnswer:
     """The adapter's answer to ``event``, with ``build(runtime_options)`` giving the runtime.
 

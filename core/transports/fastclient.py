@@ -53,12 +53,27 @@ class Overrun(Exception):
     """The event's deadline passed."""
 
 
-def _parse(argv):
+class Options:
+    """The client's own options (a plain class: annotations of builtins cost nothing at run time)."""
+
+    def __init__(self) -> None:
+        self.socket: str | None = None
+        self.isolation = "-I"
+        self.gating = False
+        self.autostart = False
+        self.ensure_server = False
+        self.timeout = DEFAULT_TIMEOUT
+
+    def flags(self) -> "list[str]":
+        """The interpreter flags of the per-event process."""
+        return [f for f in self.isolation.split(",") if f]
+
+
+def _parse(argv: "list[str]") -> "tuple[Options, str | None, list[str]]":
     """[client options] -- HOST [HOST-ARGS...] -> (options, host, host args).
 
     ``HOST [client options] [-- HOST-ARGS...]`` is read too."""
-    opts = {"socket": None, "isolation": "-I", "gating": False, "autostart": False, "ensure-server": False,
-            "timeout": DEFAULT_TIMEOUT}
+    opts = Options()
     host = None
     i = 0
     if argv and not argv[0].startswith("-"):
@@ -73,8 +88,12 @@ def _parse(argv):
             if not rest:
                 raise ValueError("no host after --")
             return opts, rest[0], rest[1:]
-        if arg in ("--gating", "--autostart", "--ensure-server"):
-            opts[arg[2:]] = True
+        if arg == "--gating":
+            opts.gating = True
+        elif arg == "--autostart":
+            opts.autostart = True
+        elif arg == "--ensure-server":
+            opts.ensure_server = True
         elif arg in ("--socket", "--isolation", "--timeout"):
             if i + 1 >= len(argv):
                 raise ValueError(arg + " needs a value")
@@ -83,29 +102,31 @@ def _parse(argv):
                 value = float(argv[i])
                 if not value > 0:
                     raise ValueError("--timeout must be a positive number of seconds")
-                opts["timeout"] = value
+                opts.timeout = value
+            elif arg == "--socket":
+                opts.socket = argv[i]
             else:
-                opts[arg[2:]] = argv[i]
+                opts.isolation = argv[i]
         else:
             raise ValueError("unknown option " + repr(arg))
         i += 1
-    if host is None and not opts["ensure-server"]:
+    if host is None and not opts.ensure_server:
         raise ValueError("no -- HOST in the command")
     return opts, host, []
 
 
-def _header_safe(text):
+def _header_safe(text: str) -> bool:
     return "\r" not in text and "\n" not in text and text.isprintable()
 
 
-def _left(until):
+def _left(until: float) -> float:
     remaining = until - time.monotonic()
     if remaining <= 0:
         raise Overrun()
     return remaining
 
 
-def _exchange(path, request, until):
+def _exchange(path: str, request: bytes, until: float) -> bytes:
     """The raw reply to ``request`` on the unix socket ``path``, or Unreachable."""
     try:
         st = posix.stat(path)
@@ -114,7 +135,7 @@ def _exchange(path, request, until):
     if (st.st_mode & 0o170000) != 0o140000 or st.st_uid != posix.getuid():
         raise Unreachable(path + " is not a socket of this user")
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    chunks = []
+    chunks: list[bytes] = []
     try:
         sock.settimeout(_left(until))
         try:
@@ -144,7 +165,7 @@ def _exchange(path, request, until):
     return b"".join(chunks)
 
 
-def _ask_server(path, host, args, raw, until):
+def _ask_server(path: str, host: str, args: "list[str]", raw: bytes, until: float) -> "tuple[int, bytes, bytes]":
     """(exit code, stdout bytes, stderr bytes) from the server, or Unreachable / Overrun."""
     if not all(_header_safe(a) for a in args) or not _header_safe(host):
         raise Unreachable("an argument cannot travel in a header")
@@ -160,7 +181,8 @@ def _ask_server(path, host, args, raw, until):
     status = lines[0].split(b" ")
     if len(status) < 2 or status[1] != b"200":
         raise Unreachable("the server answered " + lines[0].decode("latin-1"))
-    code = out_len = None
+    code: int | None = None
+    out_len: int | None = None
     for line in lines[1:]:
         name, _, value = line.partition(b":")
         name = name.strip().lower()
@@ -174,7 +196,7 @@ def _ask_server(path, host, args, raw, until):
     return code, body[:out_len], body[out_len:]
 
 
-def _server_answers(path, until):
+def _server_answers(path: str, until: float) -> bool:
     try:
         reply = _exchange(path, b"GET /status HTTP/1.0\r\nHost: localhost\r\n\r\n", until)
     except (Unreachable, Overrun):
@@ -182,8 +204,9 @@ def _server_answers(path, until):
     return reply.startswith((b"HTTP/1.1 200", b"HTTP/1.0 200"))
 
 
-def _spawn(argv, stdin_fd=None, stdout_fd=None, detach=False, env=None):
-    actions = []
+def _spawn(argv: "list[str]", stdin_fd: "int | None" = None, stdout_fd: "int | None" = None, detach: bool = False,
+           env: "dict[bytes, bytes] | None" = None) -> int:
+    actions: list[tuple[int, int, int]] = []
     if stdin_fd is not None:
         actions.append((posix.POSIX_SPAWN_DUP2, stdin_fd, 0))
     if stdout_fd is not None:
@@ -202,13 +225,14 @@ def _spawn(argv, stdin_fd=None, stdout_fd=None, detach=False, env=None):
             posix.close(devnull)
 
 
-def _ended(status):
+def _ended(status: int) -> str:
     if posix.WIFSIGNALED(status):
         return "was killed by signal " + str(posix.WTERMSIG(status))
     return "exited with status " + str(posix.waitstatus_to_exitcode(status))
 
 
-def _run_bounded(argv, raw, until, env=None):
+def _run_bounded(argv: "list[str]", raw: bytes, until: float,
+                 env: "dict[bytes, bytes] | None" = None) -> "tuple[int, bytes]":
     """Run ``argv`` with ``raw`` on its stdin, its stdout collected; (wait status, stdout bytes).
 
     Overrun (after killing its process group) when it has not ended by ``until``: neither a child
@@ -229,9 +253,9 @@ def _run_bounded(argv, raw, until, env=None):
         pidfd = None  # polled below instead
     posix.set_blocking(w_in, False)
     view = memoryview(raw)
-    out = []
+    out: list[bytes] = []
     size = 0
-    status = None
+    status: int | None = None
     reading = True
     try:
         if not view:
@@ -294,35 +318,33 @@ def _run_bounded(argv, raw, until, env=None):
     return status, b"".join(out)
 
 
-def _in_process(opts, host, args, raw, until):
+def _in_process(opts: Options, host: str, args: "list[str]", raw: bytes, until: float) -> "tuple[int, bytes]":
     """(wait status, stdout) of the per-event process answering ``raw`` with what is left of the budget."""
-    flags = [f for f in opts["isolation"].split(",") if f]
-    argv = [sys.executable, *flags, "-m", "agent_hooks_core", host, *args]
+    argv = [sys.executable, *opts.flags(), "-m", "agent_hooks_core", host, *args]
     env = dict(posix.environ)
     left = until - time.monotonic()
     env[b"AGENT_HOOKS_ANSWER_BY"] = repr(time.time() + max(left - MARGIN, left / 2)).encode()
     return _run_bounded(argv, raw, until, env)
 
 
-def _autostart(opts):
-    flags = [f for f in opts["isolation"].split(",") if f]
+def _autostart(opts: Options) -> None:
     try:
-        _spawn([sys.executable, *flags, "-m", "agent_hooks_core", "serve", "start", "--quiet"], detach=True)
+        _spawn([sys.executable, *opts.flags(), "-m", "agent_hooks_core", "serve", "start", "--quiet"], detach=True)
     except OSError:
         pass  # the event is answered anyway; doctor says why the server is down
 
 
-def _say(message):
+def _say(message: str) -> None:
     sys.stderr.write("agent-hooks fast client: " + message + "\n")
     sys.stderr.flush()
 
 
-def _fail(gating, message):
+def _fail(gating: bool, message: str) -> int:
     _say(message)
     return 2 if gating else 1
 
 
-def _emit(out, err=b""):
+def _emit(out: bytes, err: bytes = b"") -> None:
     if err:
         sys.stderr.buffer.write(err)
         sys.stderr.flush()
@@ -331,12 +353,11 @@ def _emit(out, err=b""):
         sys.stdout.flush()
 
 
-def _ensure_server(opts, until):
+def _ensure_server(opts: Options, until: float) -> int:
     """Exit 0 when the server answers; else ``serve start --quiet`` by the full CLI, its status."""
-    if opts["socket"] and _server_answers(opts["socket"], until):
+    if opts.socket and _server_answers(opts.socket, until):
         return 0
-    flags = [f for f in opts["isolation"].split(",") if f]
-    status, out = _run_bounded([sys.executable, *flags, "-m", "agent_hooks_core", "serve", "start", "--quiet"],
+    status, out = _run_bounded([sys.executable, *opts.flags(), "-m", "agent_hooks_core", "serve", "start", "--quiet"],
                                b"", until)
     _emit(out)
     code = posix.waitstatus_to_exitcode(status)
@@ -346,31 +367,33 @@ def _ensure_server(opts, until):
     return 0
 
 
-def main(argv):
+def main(argv: "list[str]") -> int:
     until = time.monotonic() + DEFAULT_TIMEOUT
     try:
         opts, host, args = _parse(argv)
     except ValueError as exc:
         return _fail("--gating" in argv, "bad command line: " + str(exc))
-    until += opts["timeout"] - DEFAULT_TIMEOUT
-    gating = opts["gating"]
-    if opts["ensure-server"]:
+    until += opts.timeout - DEFAULT_TIMEOUT
+    gating = opts.gating
+    if opts.ensure_server:
         try:
             return _ensure_server(opts, until)
         except Overrun:
-            return _fail(False, "the warm server did not start within " + format(opts["timeout"], "g") + " s")
+            return _fail(False, "the warm server did not start within " + format(opts.timeout, "g") + " s")
     try:
         raw = sys.stdin.buffer.read()
     except (OSError, ValueError) as exc:
         return _fail(gating, "cannot read stdin (" + str(exc) + ")")
     note = None
-    if opts["socket"]:
+    if host is None:  # only --ensure-server goes without one (_parse)
+        return _fail(gating, "bad command line: no -- HOST in the command")
+    if opts.socket:
         try:
-            code, out, err = _ask_server(opts["socket"], host, args, raw, until)
+            code, out, err = _ask_server(opts.socket, host, args, raw, until)
         except Unreachable as exc:
             note = str(exc)
         except Overrun:
-            return _fail(gating, "the server gave no answer within " + format(opts["timeout"], "g") + " s")
+            return _fail(gating, "the server gave no answer within " + format(opts.timeout, "g") + " s")
         except Exception as exc:  # never a traceback, never a silent allow
             note = "client error: " + type(exc).__name__ + ": " + str(exc)
         else:
@@ -379,13 +402,13 @@ def main(argv):
                 return _fail(True, "the server answered with exit status " + str(code) + ": blocked")
             _emit(out, err)
             return code
-    if opts["autostart"] and note is not None and note.startswith(("no server", "cannot connect")):
+    if opts.autostart and note is not None and note.startswith(("no server", "cannot connect")):
         _autostart(opts)
     try:
         status, out = _in_process(opts, host, args, raw, until)
     except Overrun:
         return _fail(gating, "no server (" + str(note) + ") and the per-event process gave no answer within "
-                     + format(opts["timeout"], "g") + " s: it was stopped")
+                     + format(opts.timeout, "g") + " s: it was stopped")
     except Exception as exc:
         return _fail(gating, "no server (" + str(note) + ") and the per-event process failed: " + str(exc))
     code = posix.waitstatus_to_exitcode(status)

@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
-from ..bridges.base import CommandOptions, HostAnswer, UsageError, parse_command_args
+from ..bridges.base import CommandOptions, HostAdapter, HostAnswer, UsageError
 from . import dispatch
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def default_runtime_factory(*, hooks: list[str], settings: str | None, **options
     return Runtime.from_settings(**options)
 
 
-def main(adapter: Any, argv: list[str] | None = None, *, stdin: IO[bytes] | None = None,
+def main(adapter: HostAdapter, argv: list[str] | None = None, *, stdin: IO[bytes] | None = None,
          stdout: IO[str] | None = None, stderr: IO[str] | None = None,
          runtime_factory: RuntimeFactory | None = None) -> int:
     """Answer one host event; returns the exit code the host should see.
@@ -84,21 +84,18 @@ def main(adapter: Any, argv: list[str] | None = None, *, stdin: IO[bytes] | None
     args = sys.argv[1:] if argv is None else list(argv)
     usage_problem: str | None = None
     try:
-        parse = getattr(adapter, "parse_args", None)
-        options: CommandOptions = parse(args) if parse is not None else parse_command_args(args)
+        options = adapter.parse_args(args)
     except UsageError as exc:
         options, usage_problem = CommandOptions(), str(exc)
     if options.help and usage_problem is None:
-        (stdout if stdout is not None else sys.stdout).write(getattr(adapter, "usage", "") or "")
+        (stdout if stdout is not None else sys.stdout).write(adapter.usage)
         return 0
     raw, read_problem = _read(stdin)
     if usage_problem is not None or read_problem is not None:
         _, name, _ = dispatch.decode(adapter, raw, options.event)
         answer = adapter.failure(name, usage_problem or read_problem or "")
     else:
-        configure = getattr(adapter, "configure", None)
-        if configure is not None:
-            adapter = configure(options)
+        adapter = adapter.configure(options)
         factory = runtime_factory or default_runtime_factory
         if real and hasattr(os, "fork") and os.environ.get(ENV_WORKER, "1") != "0" and _gating(adapter, raw, options):
             answer = _in_worker(adapter, raw, options, factory, _deadline(adapter))
@@ -118,21 +115,20 @@ def _read(stdin: IO[bytes] | None) -> tuple[bytes, str | None]:
     return raw or b"", None
 
 
-def _gating(adapter: Any, raw: bytes, options: CommandOptions) -> bool:
+def _gating(adapter: HostAdapter, raw: bytes, options: CommandOptions) -> bool:
     """True when the event decides whether an action runs (or cannot be read well enough to tell)."""
     _, name, _ = dispatch.decode(adapter, raw, options.event)
-    is_gating = getattr(adapter, "is_gating", None)
-    return name is None or is_gating is None or bool(is_gating(name))
+    return name is None or adapter.is_gating(name)
 
 
-def _deadline(adapter: Any) -> float:
+def _deadline(adapter: HostAdapter) -> float:
     """Seconds from now the worker gets: the adapter's (or ``ENV_DEADLINE``), cut to what is left
     before ``ENV_ANSWER_BY``."""
     try:
         value = float(os.environ.get(ENV_DEADLINE, ""))
     except ValueError:
         value = 0.0
-    deadline = value if value > 0 else float(getattr(adapter, "answer_deadline", DEFAULT_DEADLINE))
+    deadline = value if value > 0 else float(adapter.answer_deadline)
     try:
         by = float(os.environ.get(ENV_ANSWER_BY, ""))
     except ValueError:
@@ -142,7 +138,7 @@ def _deadline(adapter: Any) -> float:
     return deadline
 
 
-def answer_event(adapter: Any, raw: bytes, options: CommandOptions, factory: RuntimeFactory) -> HostAnswer:
+def answer_event(adapter: HostAdapter, raw: bytes, options: CommandOptions, factory: RuntimeFactory) -> HostAnswer:
     """The answer to ``raw`` (no I/O besides what plugins do)."""
     event, name, problem = dispatch.decode(adapter, raw, options.event)
     if problem is not None or event is None:
@@ -182,7 +178,7 @@ def _guard_forks() -> None:
         _guarded = True
 
 
-def _inline(adapter: Any, raw: bytes, options: CommandOptions, factory: RuntimeFactory,
+def _inline(adapter: HostAdapter, raw: bytes, options: CommandOptions, factory: RuntimeFactory,
             redirect: bool) -> HostAnswer:
     pid = os.getpid()
     if redirect:  # the real process streams (tests that pass streams keep theirs)
@@ -197,7 +193,7 @@ def _inline(adapter: Any, raw: bytes, options: CommandOptions, factory: RuntimeF
 # -- the worker ----------------------------------------------------------------------------------
 
 
-def _in_worker(adapter: Any, raw: bytes, options: CommandOptions, factory: RuntimeFactory,
+def _in_worker(adapter: HostAdapter, raw: bytes, options: CommandOptions, factory: RuntimeFactory,
                deadline: float) -> HostAnswer:
     """The answer computed by a forked worker; ``adapter.failure`` when it gives none in time.
 
@@ -227,7 +223,7 @@ def _in_worker(adapter: Any, raw: bytes, options: CommandOptions, factory: Runti
     return adapter.failure(name, problem or "the bridge worker gave no answer")
 
 
-def _worker(adapter: Any, raw: bytes, options: CommandOptions, factory: RuntimeFactory, r: int, w: int,
+def _worker(adapter: HostAdapter, raw: bytes, options: CommandOptions, factory: RuntimeFactory, r: int, w: int,
             er: int, ew: int) -> None:
     me = os.getpid()
     try:
@@ -382,7 +378,7 @@ def _reap(pid: int, er: int) -> None:
 # -- writing -------------------------------------------------------------------------------------
 
 
-def _write(adapter: Any, answer: HostAnswer, stdout: IO[str] | None, err: IO[str]) -> int:
+def _write(adapter: HostAdapter, answer: HostAnswer, stdout: IO[str] | None, err: IO[str]) -> int:
     """Write ``answer``; returns its exit code. A body that cannot be encoded becomes a failure."""
     try:
         data = dispatch.encode_body(answer.body) if answer.body is not None else b""

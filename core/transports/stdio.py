@@ -34,6 +34,7 @@ from typing import IO, TYPE_CHECKING, Any
 from ..context import NoUI
 
 if TYPE_CHECKING:
+    from ..bridges.base import HostAdapter
     from ..runtime import Runtime
 
 PROTOCOL = 1
@@ -570,7 +571,7 @@ class Server:
                 self._watcher_started = True
                 threading.Thread(target=self._watch, name="agenthooks-stdio-watch", daemon=True).start()
         adapter = self._adapter()
-        events = adapter.subscriptions(self.rt) if hasattr(adapter, "subscriptions") else []
+        events = adapter.subscriptions(self.rt)
         return {
             "protocol": PROTOCOL,
             "version": _version(),
@@ -661,7 +662,7 @@ class Server:
             raise RpcError(NOT_INITIALIZED, self.load_problem or "call initialize first")
         return self.rt
 
-    def _adapter(self, host: Any = None) -> Any:
+    def _adapter(self, host: Any = None) -> HostAdapter:
         from ..bridges import registry
 
         name = host if isinstance(host, str) and host else self.host

@@ -305,7 +305,7 @@ def test_status_reports_an_unreadable_file(project):
 
 
 def test_status_two_scopes_with_different_commands(project):
-    cc.SettingsEdit(cc.settings_path("project"), None, cc.dump(cc.merged({}, "/a/bin/agenthooks", []))).apply()
+    cc.FileChange(cc.settings_path("project"), None, cc.dump(cc.merged({}, "/a/bin/agenthooks", []))).apply()
     cc.plan_install("local").apply()
     assert any("with different commands" in line for line in cc.status(project))
 
@@ -313,3 +313,19 @@ def test_status_two_scopes_with_different_commands(project):
 def test_every_claude_code_event_is_wired_or_left_out_for_a_reason():
     assert set(cc.EVENTS).isdisjoint(cc.NOT_WIRED)
     assert set(cc.EVENTS) | set(cc.NOT_WIRED) == set(cc.HOOK_EVENTS)
+
+
+def test_a_deleted_launcher_is_reported_and_a_reinstall_repairs_it(project, cli):
+    from agent_hooks_core.transports import launcher
+
+    if not launcher.supported():
+        pytest.skip("the launcher is a POSIX sh script")
+    assert invoke(cli, "install", "claude-code", "--project", "--transport", "command").exit_code == 0
+    path = launcher.path()
+    assert path.is_file() and os.access(path, os.X_OK)
+    path.unlink()
+    line = cc.status(project)[0]
+    assert line.startswith("warning:") and f"runs {path}, which does not exist" in line
+    r = invoke(cli, "install", "claude-code", "--project", "--transport", "command")
+    assert r.exit_code == 0 and "already wired" in r.output  # the settings did not change...
+    assert path.is_file() and cc.status(project)[0].startswith("ok:")  # ...the launcher is back

@@ -138,3 +138,17 @@ def test_default_install_uses_the_fast_client_gating_where_it_matters(home):
     assert "fastclient.py" in pre and "--gating" in pre and pre.endswith("--event PreToolUse")
     assert "--gating" not in stop
     assert cx.status()[0].startswith("ok:")
+
+
+def test_a_deleted_launcher_is_a_problem_until_a_reinstall(home):
+    from agent_hooks_core.transports import launcher
+
+    if not launcher.supported():
+        pytest.skip("the launcher is a POSIX sh script")
+    out = io.StringIO()
+    assert cx.install("user", out=out) == 0
+    assert "transport: the fast client" in out.getvalue()
+    launcher.path().unlink()
+    assert any(line.startswith("problem:") and "which does not exist" in line for line in cx.status())
+    assert cx.install("user", out=io.StringIO()) == 0
+    assert launcher.path().is_file() and cx.status()[0].startswith("ok:")

@@ -43,12 +43,35 @@ def kind_of(path: str | Path, cwd: Path, **kw: object) -> str | None:
     ("hooks/zz.py", "hooks"),
     ("hooks", "hooks"),
     ("serve-token", "run"),
-    ("run/serve.sock", "run"),
     ("anything-else", "settings"),
     ("cache/entry-points-0.json", "settings"),
 ])
 def test_user_directory_is_protected(world: dict[str, Path], rel: str, kind: str) -> None:
     assert kind_of(world["ah"] / rel, world["project"]) == kind
+
+
+def test_the_run_directory_is_protected_wherever_it_is(world: dict[str, Path]) -> None:
+    """Under $AGENT_HOOKS_HOME/run, or a private /tmp directory when a socket path there would be too long."""
+    from agent_hooks_core.serve import paths
+
+    assert kind_of(paths.runtime_dir() / "serve.sock", world["project"]) == "run"
+
+
+def test_launchers_and_audit_data_are_protected(world: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The launcher host configurations run and the audit records live outside the settings directory."""
+    import platformdirs
+
+    data = world["tmp"] / "xdg-data"
+    state = world["tmp"] / "xdg-state"
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    controlplane.clear_cache()
+    assert kind_of(world["ah"] / "bin" / "agenthooks-x", world["project"]) == "data"
+    assert kind_of(Path(platformdirs.user_data_dir("agent-hooks", appauthor=False)) / "audit.db",
+                   world["project"]) == "data"
+    assert kind_of(Path(platformdirs.user_state_dir("agent-hooks", appauthor=False)) / "audit-lost" / "x",
+                   world["project"]) == "data"
+    assert kind_of(data / "other-tool" / "x", world["project"]) is None
 
 
 @pytest.mark.parametrize("spelling", [

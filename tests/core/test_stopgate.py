@@ -47,3 +47,13 @@ def test_a_bad_limit_is_one_line(bad: object) -> None:
 
     with pytest.raises(ConfigError, match="stop_gate_limit must be a whole number >= 0"):
         Runtime([], stop_gate_limit=bad)  # type: ignore[arg-type]
+
+
+def test_one_runtime_serving_many_sessions_counts_each_apart() -> None:
+    """A warm server's runtime takes the session from each request."""
+    rt = Runtime([Gate()], host="claude-code", stop_gate_limit=1)
+    answers = []
+    for session in ("a", "b", "a", "b"):
+        rt.session_id = session
+        answers.append(bool(rt.fire("stop_gate", {}).data["continue"]))
+    assert answers == [True, True, False, False]

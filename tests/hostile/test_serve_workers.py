@@ -157,3 +157,18 @@ def _state(pid: int) -> str | None:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return None
+
+
+def test_policy_inputs_that_are_devices_or_fifos_cost_nothing(tmp_path, monkeypatch):
+    """The watcher hashes only regular files, and never blocks on one swapped for a FIFO."""
+    from agent_hooks_core.serve import inputs
+
+    monkeypatch.setenv("AGENT_HOOKS_HOME", str(tmp_path))
+    (tmp_path / "settings.toml").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "trust.json")
+    project = tmp_path / "project"
+    (project / ".agent-hooks").mkdir(parents=True)
+    os.mkfifo(project / ".agent-hooks" / "settings.toml")
+    first = inputs.policy_hash(None, str(project), None)  # returns: nothing was read from them
+    assert first == inputs.policy_hash(None, str(project), None)
+    assert inputs.stamp_of(None, str(project), None) == inputs.stamp_of(None, str(project), None)

@@ -1,13 +1,14 @@
-"""agent-hooks-sandbox in the real pi (extension over `agenthooks serve --stdio`): with guard +
-sandbox enabled, a bash call the guard lets through (``make`` in a hostile repository) changes
-nothing outside the project and reads nothing hidden, while the build in the project works.
-(oh-my-pi cannot rewrite a tool's input: ``agenthooks hosts`` says "sandbox: no" there.)"""
+"""agent-hooks-sandbox in the real pi and oh-my-pi (extension over `agenthooks serve --stdio`): with
+guard + sandbox enabled, a bash call the guard lets through (``make`` in a hostile repository)
+changes nothing outside the project and reads nothing hidden, while the build in the project works."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.support.venvs import Venv
 
@@ -18,12 +19,13 @@ from .sandbox_world import COMMAND, assert_contained, env_of, sandbox_venv, worl
 __all__ = ["sandbox_venv", "world"]  # fixtures
 
 
-def test_pi_runs_the_command_sandboxed(npm_tool: Any, sandbox_venv: Venv, world: dict[str, str]) -> None:
-    agent = make_agent("pi", npm_tool)
+@pytest.mark.parametrize("host", ["pi", "omp"])
+def test_pi_runs_the_command_sandboxed(host: str, npm_tool: Any, sandbox_venv: Venv, world: dict[str, str]) -> None:
+    agent = make_agent(host, npm_tool)
     home = Path(world["HOME"])
-    agent_dir = home / ".pi" / "agent"
+    agent_dir = home / f".{host}" / "agent"
     extra = {k: v for k, v in env_of(world).items() if k != "HOME"}
-    sandbox_venv.run(sandbox_venv.bin("agenthooks"), "install", "pi", env=agent.env(home, agent_dir, **extra),
+    sandbox_venv.run(sandbox_venv.bin("agenthooks"), "install", host, env=agent.env(home, agent_dir, **extra),
                      check=True)
     model = FakeModel([tool_call("bash", {"command": COMMAND}), say("done")])
     with model:

@@ -161,3 +161,44 @@ def test_a_gating_hook_file_that_stops_loading_keeps_the_last_good_runtime(serve
         assert (decision("deploy"), decision("ls")) == (None, "deny")  # fixed: the new one is in force
     finally:
         srv.stop()
+
+
+def test_a_wheel_installed_under_a_stdio_session_is_in_force_for_its_next_event(serve_home, tmp_path):
+    import os
+    import time
+
+    site = tmp_path / "site"
+    site.mkdir()
+    wheel = _wheel(tmp_path)
+    env = {**os.environ, "AGENT_HOOKS_HOME": str(serve_home), "PYTHONPATH": str(site),
+           "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD": "0"}
+    proc = subprocess.Popen([sys.executable, "-m", "agent_hooks_core", "serve", "--stdio"], cwd=tmp_path, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    ids = iter(range(1, 1000))
+
+    def call(method: str, params: dict) -> dict:
+        my_id = next(ids)
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": my_id, "method": method, "params": params}).encode()
+                         + b"\n")
+        proc.stdin.flush()
+        while True:
+            msg = json.loads(proc.stdout.readline())
+            if msg.get("id") == my_id:
+                return msg["result"]
+
+    def blocked() -> bool:
+        answer = call("event", {"name": "tool_call", "payload": {
+            "type": "tool_call", "toolName": "bash", "toolCallId": "c", "input": {"command": "deploy"}}})["answer"]
+        return bool(answer and answer.get("block"))
+
+    try:
+        call("initialize", {"host": "pi", "cwd": str(tmp_path)})
+        assert not blocked()
+        _install(wheel, site)
+        written = time.monotonic()
+        while not blocked():
+            assert time.monotonic() - written < 1.0, "the installed plugin was not in force within a second"
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)

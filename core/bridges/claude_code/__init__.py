@@ -20,8 +20,9 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 from ..base import BridgeInputError, UsageError
+from ..hosts.claude_code import MAPPED_EVENTS
 from .adapter import ADAPTER, USAGE, BridgeOptions, ClaudeCodeAdapter, parse_args
-from .events import CONTEXT_EVENTS, FAIL_CLOSED_EVENTS, HOST, MAPPED_EVENTS, Bridge
+from .events import CONTEXT_EVENTS, FAIL_CLOSED_EVENTS, HOST, Bridge
 from .reply import MAX_TEXT, Reply, cap
 from .tools import (
     FETCH_TOOLS,

@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import CommandOptions, HostAnswer, UsageError
+from ..base import CommandOptions, HostAdapter, HostAnswer, UsageError
 from .events import FAIL_CLOSED_EVENTS, HOST, Bridge, LoadFailure
 from .reply import Reply, cap
 from .ui import ClaudeCodeUI
@@ -97,21 +97,31 @@ def parse_args(argv: Iterable[str]) -> BridgeOptions:
 _EVENT_NAME = re.compile(rb'"hook_event_name"\s*:\s*"([A-Za-z]+)"')
 
 
-class ClaudeCodeAdapter:
+class ClaudeCodeAdapter(HostAdapter):
     """:class:`~agent_hooks_core.bridges.base.HostAdapter` for Claude Code."""
 
     name = HOST
-    usage = USAGE
-    event_field = "hook_event_name"
     answer_deadline = ANSWER_DEADLINE
 
     def __init__(self, options: BridgeOptions | None = None) -> None:
         self.options = options if options is not None else BridgeOptions()
 
+    @property
+    def usage(self) -> str:
+        return USAGE
+
+    @property
+    def event_field(self) -> str:
+        return "hook_event_name"
+
     def parse_args(self, argv: Iterable[str]) -> BridgeOptions:
         return parse_args(argv)
 
-    def configure(self, options: BridgeOptions) -> ClaudeCodeAdapter:
+    def configure(self, options: CommandOptions) -> ClaudeCodeAdapter:
+        if not isinstance(options, BridgeOptions):  # the common options only: Claude Code's own keep defaults
+            common, options = options, BridgeOptions()
+            options.hooks, options.settings, options.event, options.help = (
+                common.hooks, common.settings, common.event, common.help)
         return ClaudeCodeAdapter(options)
 
     def event_name(self, event: Mapping[str, Any]) -> str | None:

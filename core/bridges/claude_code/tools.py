@@ -72,7 +72,7 @@ def response_text(tool: str, response: Any) -> str | None:
     if isinstance(response, dict):
         if tool in SHELL_TOOLS and isinstance(response.get("stdout"), str):
             stderr = response.get("stderr")
-            return response["stdout"] + (f"\n{stderr}" if isinstance(stderr, str) and stderr else "")
+            return str(response["stdout"]) + (f"\n{stderr}" if isinstance(stderr, str) and stderr else "")
         file = response.get("file")
         if isinstance(file, dict) and isinstance(file.get("content"), str):
             return str(file["content"])

@@ -139,24 +139,8 @@ class CodexAdapter(Adapter):
     # -- prompt, session, compaction, sub-agents --------------------------------------------
 
     def on_UserPromptSubmit(self, turn: Turn) -> HostAnswer:
-        prompt = turn.text("prompt")
-        if prompt is None:
-            from ..base import BridgeInputError
-
-            raise BridgeInputError("UserPromptSubmit event without a prompt")
-        out = turn.fire("pre_message", {"prompt": prompt})
-        data = out.data or {}
-        if out.decision == "blocked":
-            who = g.stopper(out) or "a plugin"
-            return HostAnswer(body={"decision": "block", "reason": out.reason or f"the prompt was blocked by {who}"},
-                              blocked=True)
-        extra = []
-        new = data.get("prompt")
-        if isinstance(new, str) and new != prompt:
-            extra.append(f"agent-hooks: {', '.join(out.answered) or 'a plugin'} rewrote the user's prompt; "
-                         f"treat this as the prompt:\n{new}")
-        inject = turn.system_prompt()
-        return self._context(turn, None, [*extra, *([inject] if inject else [])])
+        blocked, context = turn.user_prompt("block")
+        return blocked or self._context(turn, None, context)
 
     def on_SessionStart(self, turn: Turn) -> HostAnswer:
         source = turn.text("source")

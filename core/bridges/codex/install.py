@@ -117,7 +117,7 @@ def our_positions(data: dict[str, Any], path: Path) -> list[tuple[str, int, int,
 
 
 def without_us(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    new = json.loads(json.dumps(data))
+    new: dict[str, Any] = json.loads(json.dumps(data))
     hooks = _events(new, path)
     for event in list(hooks):
         groups = [g for g in hooks[event] if not (isinstance(g, dict) and isinstance(g.get("hooks"), list)

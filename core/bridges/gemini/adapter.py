@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import BridgeInputError, HostAnswer
+from ..base import HostAnswer
 from ..hostkit import gate as g
 from ..hostkit.adapter import Adapter, Turn, fail_reason
 from ..hostkit.output import output
@@ -115,22 +115,8 @@ class GeminiAdapter(Adapter):
     # -- model and agent ----------------------------------------------------------------------
 
     def on_BeforeAgent(self, turn: Turn) -> HostAnswer:
-        prompt = turn.text("prompt")
-        if prompt is None:
-            raise BridgeInputError("BeforeAgent event without a prompt")
-        out = turn.fire("pre_message", {"prompt": prompt})
-        data = out.data or {}
-        if out.decision == "blocked":
-            who = g.stopper(out) or "a plugin"
-            return HostAnswer(body={"decision": "deny", "reason": out.reason or f"the prompt was blocked by {who}"},
-                              blocked=True)
-        extra = []
-        new = data.get("prompt")
-        if isinstance(new, str) and new != prompt:
-            extra.append(f"agent-hooks: {', '.join(out.answered) or 'a plugin'} rewrote the user's prompt; treat "
-                         f"this as the prompt:\n{new}")
-        inject = turn.system_prompt()
-        return self._with_context(turn, None, [*extra, *([inject] if inject else [])])
+        blocked, context = turn.user_prompt("deny")
+        return blocked or self._with_context(turn, None, context)
 
     def on_AfterAgent(self, turn: Turn) -> HostAnswer:
         turn.fire("agent_end", {"last_assistant_message": turn.text("prompt_response")})

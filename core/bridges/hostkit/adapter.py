@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import BridgeInputError, HostAnswer
+from ..base import BridgeInputError, HostAdapter, HostAnswer
 from .shape import ToolShape, tool_call
 
 if TYPE_CHECKING:
@@ -104,6 +104,30 @@ class Turn:
             return "allow", str(data.get("reason") or ""), changed if isinstance(changed, dict) and changed != original else None
         return None, "", None
 
+    def user_prompt(self, block: str) -> tuple[HostAnswer | None, list[str]]:
+        """Fire ``pre_message`` for the event's ``prompt``: (the host's answer when a plugin blocked
+        it: ``{"decision": block, "reason"}``, else None; the context to give the model: the prompt
+        as rewritten, and what ``pre_system_prompt`` injects). Hosts that cannot replace the prompt
+        hand a rewrite to the model as context."""
+        prompt = self.text("prompt")
+        if prompt is None:
+            raise BridgeInputError(f"{self.name} event without a prompt")
+        out = self.fire("pre_message", {"prompt": prompt})
+        data = out.data or {}
+        if out.decision == "blocked":
+            from .gate import stopper
+
+            who = stopper(out) or "a plugin"
+            return HostAnswer(body={"decision": block, "reason": out.reason or f"the prompt was blocked by {who}"},
+                              blocked=True), []
+        texts = []
+        new = data.get("prompt")
+        if isinstance(new, str) and new != prompt:
+            texts.append(f"agent-hooks: {', '.join(out.answered) or 'a plugin'} rewrote the user's prompt; "
+                         f"treat this as the prompt:\n{new}")
+        inject = self.system_prompt()
+        return None, [*texts, *([inject] if inject else [])]
+
     def system_prompt(self) -> str | None:
         """What ``pre_system_prompt`` handlers inject (hosts put it into the model's context)."""
         if not self.rt.implementers("pre_system_prompt"):
@@ -112,10 +136,9 @@ class Turn:
         return inject if isinstance(inject, str) and inject else None
 
 
-class Adapter:
+class Adapter(HostAdapter):
     """Stateless host adapter: subclasses set ``name``, ``GATING`` and ``on_<Event>(turn)`` methods."""
 
-    name = ""
     #: the field of the event that names it
     EVENT_KEY = "hook_event_name"
     #: events on which our failure must become a deny
@@ -186,9 +209,6 @@ class Adapter:
             if type(item).__name__ == "HookError":
                 answer.stderr.append(f"agent-hooks: {item}")
         return answer
-
-    def failure(self, event_name: str | None, problem: str) -> HostAnswer:  # pragma: no cover - abstract
-        raise NotImplementedError
 
 
 def fail_reason(problem: str) -> str:

@@ -57,9 +57,14 @@ def dump_json(data: dict[str, Any], like: str | None = None) -> str:
 
 @dataclass
 class FileChange:
+    """One file's change, not yet made: ``old`` (None: the file does not exist) -> ``new`` (None:
+    no change). Applied atomically, the old file kept as ``<name>.agenthooks.bak``."""
+
     path: Path
     old: str | None
     new: str | None
+    #: the file's permission bits when written (None: the old file's, or the default)
+    mode: int | None = None
 
     @property
     def changed(self) -> bool:
@@ -79,11 +84,12 @@ class FileChange:
             remove_leaving_nothing(self.path, self.new)
             return None
         backup = None
-        mode = None
+        mode = self.mode
         if self.old is not None and self.path.exists():
-            backup = self.path.with_name(self.path.name + ".agenthooks.bak")
+            backup = backup_of(self.path)
             shutil.copy2(self.path, backup)
-            mode = self.path.stat().st_mode & 0o7777
+            if mode is None:
+                mode = self.path.stat().st_mode & 0o7777
         atomic_write(self.path, self.new, mode)
         return backup
 
@@ -140,16 +146,19 @@ class ConfigEdit:
         return backups
 
 
-def run_plan(plan: ConfigEdit, dry_run: bool, out: Any, what: str) -> int:
-    """Print or apply ``plan`` the way every installer does; returns the exit code."""
+def run_plan(plan: ConfigEdit, dry_run: bool, out: Any, what: str, unchanged: str | None = None) -> int:
+    """Print or apply ``plan`` the way every installer does; returns the exit code.
+
+    ``what`` heads the line naming the files written; ``unchanged`` is the line when there is
+    nothing to change."""
     if dry_run:
-        out.write(plan.diff() if plan.changed else f"{what}: nothing to change\n")
+        out.write(plan.diff() if plan.changed else f"{unchanged or what + ': nothing to change'}\n")
         for note in plan.notes:
             out.write(f"  {note}\n")
         return 0
     _write_launcher(plan)
     if not plan.changed:
-        out.write(f"{what}: already done, nothing to change\n")
+        out.write(f"{unchanged or what + ': already done, nothing to change'}\n")
     else:
         backups = plan.apply()
         out.write(f"{what}: {', '.join(str(c.path) for c in plan.changes if c.changed)}\n")
@@ -164,14 +173,19 @@ def run_plan(plan: ConfigEdit, dry_run: bool, out: Any, what: str) -> int:
 
 
 def transport_note(host_title: str) -> str:
-    """What ``install`` says about the transport it chose for a command-only host, and why."""
+    """What ``install`` says about the transport it chose for a command-only host, and why
+    (wrapped to fit 80 columns under the two-space indent ``run_plan`` adds)."""
+    import textwrap
+
     try:
         from ...transports import launcher
     except ImportError:
         return "transport: a process per event"
-    via = f", started by the launcher {launcher.path()} (a moved environment then blocks)" if launcher.supported() else ""
-    return (f"transport: the fast client ({host_title} runs only commands: each event goes to the warm server over "
-            f"your private unix socket, or to a process of its own while the server is down, which starts it){via}")
+    text = (f"transport: the fast client ({host_title} runs only commands): each event goes to the warm server "
+            "over your private unix socket, or to a process of its own while the server is down, which starts it")
+    if launcher.supported():
+        text += f"; run by the launcher {launcher.path()}, which blocks gating events if this environment moves"
+    return "\n  ".join(textwrap.wrap(text, 76, break_on_hyphens=False))
 
 
 def _write_launcher(plan: ConfigEdit) -> None:

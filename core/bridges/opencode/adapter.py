@@ -16,7 +16,7 @@ service asks the user directly), so the bridge does not register it: every gate 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base import BridgeInputError, HostAnswer
 from ..hostkit import gate as g
@@ -24,6 +24,9 @@ from ..hostkit.adapter import Adapter, Turn, fail_reason
 from ..hostkit.output import output
 from ..hostkit.shape import ToolShape, needs
 from ..hosts.opencode import EVENTS
+
+if TYPE_CHECKING:
+    from ...runtime import Runtime
 
 #: bus events (the ``event`` hook's ``event.type``) with a canonical counterpart
 BUS = {"session.created": ("on_start", "session_start"), "session.idle": ("agent_end",),
@@ -82,7 +85,7 @@ class OpenCodeAdapter(Adapter):
     def runtime_options(self, event: Mapping[str, Any]) -> dict[str, Any]:
         return {"host": self.name}  # the stdio server builds the runtime once per session
 
-    def subscriptions(self, rt: Any) -> list[str]:
+    def subscriptions(self, rt: Runtime | None) -> list[str]:
         """The hooks worth subscribing to: those some enabled plugin cares about."""
         if rt is None:
             return ["tool.execute.before"]  # fail-closed needs the gate even when loading failed

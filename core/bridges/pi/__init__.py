@@ -33,7 +33,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import BridgeInputError, HostAnswer
+from ..base import BridgeInputError, HostAdapter, HostAnswer
 from ..hostkit.shape import ToolShape, needs, tool_call
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ def event_map(dialect: str) -> dict[str, tuple[str, ...]]:
     return {event: tuple(h for h in hooks if h in fired) for event, hooks in out.items()}
 
 
-class PiAdapter:
+class PiAdapter(HostAdapter):
     """pi's events through the pi dialect, or omp's through the omp dialect."""
 
     def __init__(self, name: str) -> None:

@@ -8,7 +8,8 @@ equivalent command (``shutil.rmtree(home)`` -> ``rm -rf ~``) for the shell rules
 what it runs or deletes is computed at run time (``getattr(__import__('shutil'), 'rm'+'tree')``,
 ``exec(b64decode(...))``), an item of unknown code that the dynamic-exec rule decides.
 
-Returns None when the text is not Python 3 (the caller then falls back to its regexes).
+Returns None when the text is not Python 3, or longer than AST_LIMIT (the caller then falls back
+to its linear regexes).
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .indirect import Derived
 
-#: nodes looked at per piece of code (beyond it the rest is not analysed: the code size limit of
-#: the caller bounds the text anyway)
-MAX_NODES = 20000
+#: code longer than this is left to the caller's linear regexes: parsing costs about half a
+#: millisecond per KB, and a decision has a budget of milliseconds
+AST_LIMIT = 4096
+#: nodes looked at per piece of code (past it the code is left to the regexes too)
+MAX_NODES = 4000
 _SHELL = frozenset({"os.system", "os.popen", "subprocess.run", "subprocess.call", "subprocess.check_call",
                     "subprocess.check_output", "subprocess.Popen", "subprocess.getoutput",
                     "subprocess.getstatusoutput", "pty.spawn", "commands.getoutput", "os.execv", "os.execvp",
@@ -42,6 +45,10 @@ _IMPORTERS = frozenset({"__import__", "importlib.import_module", "builtins.__imp
 
 
 class _Unknown(Exception):
+    pass
+
+
+class _TooLarge(Exception):
     pass
 
 
@@ -134,12 +141,10 @@ class _Reader:
     # -- walking -----------------------------------------------------------------------------
 
     def walk(self, tree: ast.AST) -> None:
-        from .indirect import Derived
 
         for count, node in enumerate(ast.walk(tree), start=1):
             if count > MAX_NODES:
-                self.out.append(Derived("dynamic", text=f"{self.via} is too large to read", via=self.via))
-                return
+                raise _TooLarge
             if isinstance(node, ast.Import):
                 for a in node.names:
                     self.names[(a.asname or a.name).split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
@@ -250,6 +255,8 @@ def python_calls(code: str, via: str, depth: int = 0) -> list[Derived] | None:
     """What ``code`` runs, deletes, writes, reads and sends; None when it is not Python 3."""
     if depth > 4:
         return []
+    if len(code) > AST_LIMIT:
+        return None
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
@@ -257,7 +264,7 @@ def python_calls(code: str, via: str, depth: int = 0) -> list[Derived] | None:
     reader = _Reader(via)
     try:
         reader.walk(tree)
-    except RecursionError:
+    except (RecursionError, _TooLarge):
         return None
     return reader.out
 
