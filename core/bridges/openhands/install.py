@@ -84,7 +84,7 @@ def our_groups(data: dict[str, Any], path: Path) -> dict[str, list[dict[str, Any
 
 
 def without_us(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    new = json.loads(json.dumps(data))
+    new: dict[str, Any] = json.loads(json.dumps(data))
     events = _events(new, path)
     for event in list(events):
         groups = []
