@@ -1,7 +1,8 @@
 """End-to-end tests with the real agent binaries (pi, omp, Codex, Gemini CLI, OpenCode, Claude Code).
 
-Opt-in: they download the agents from the npm registry (pinned versions) and run them against a
-fake model server on 127.0.0.1. Run them with ``tox -e hosts`` (which sets
+Opt-in: they download the agents from the npm registry or PyPI (pinned versions; PyPI agents
+each in a venv of their own, with a Python they support) and run them against a fake model server
+on 127.0.0.1. Run them with ``tox -e hosts`` (which sets
 ``AGENT_HOOKS_HOST_TESTS=1``); the default suite skips this directory with one reason.
 """
 
