@@ -18,7 +18,7 @@ from agent_hooks_core.hookspecs.catalogue import HOOKS
 
 from .hostkit_support import payloads, runtime
 
-HOSTS = ("codex", "gemini", "cursor", "opencode", "qwen", "copilot", "droid")
+HOSTS = ("codex", "gemini", "cursor", "opencode", "qwen", "copilot", "droid", "vibe", "kimi", "openhands")
 
 
 class Everything:

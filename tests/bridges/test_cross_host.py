@@ -49,6 +49,12 @@ SHELL: dict[str, tuple[Callable[[str], dict[str, Any]], Callable[[Any], bool]]] 
               lambda a: (a.body or {}).get("hookSpecificOutput", {}).get("permissionDecision") == "deny"),
     "qwen": (lambda c: _set(_sample("qwen", "PreToolUse"), ("tool_input",), {"command": c}),
              lambda a: (a.body or {}).get("hookSpecificOutput", {}).get("permissionDecision") == "deny"),
+    "vibe": (lambda c: _set(_sample("vibe", "pre_tool"), ("tool_input",), {"command": c}),
+             lambda a: (a.body or {}).get("decision") == "deny"),
+    "openhands": (lambda c: _set(_sample("openhands", "PreToolUse"), ("tool_input", "command"), c),
+                  lambda a: (a.body or {}).get("decision") == "deny"),
+    "kimi": (lambda c: _set(_sample("kimi", "PreToolUse"), ("tool_input",), {"command": c}),
+             lambda a: (a.body or {}).get("hookSpecificOutput", {}).get("permissionDecision") == "deny"),
 }
 
 #: host -> (output event builder, the text the model gets instead, or None when unchanged)
@@ -64,6 +70,8 @@ OUTPUT: dict[str, tuple[Callable[[str], dict[str, Any]], Callable[[Any], str | N
                lambda a: (a.body or {}).get("updated_mcp_tool_output")),
     "opencode": (lambda t: _set(_sample("opencode", "tool.execute.after"), ("payload", "output", "output"), t),
                  lambda a: (a.body or {}).get("output")),
+    "vibe": (lambda t: _set(_sample("vibe", "post_tool"), ("tool_output_text",), t),
+             lambda a: (a.body or {}).get("reason")),
 }
 
 HOSTS = sorted(SHELL)
@@ -90,7 +98,7 @@ def test_same_shell_decision_everywhere(host, command, denied, tmp_path):
     assert answer.blocked is denied
 
 
-@pytest.mark.parametrize("host", sorted(set(HOSTS) - NO_OUTPUT_REWRITE))
+@pytest.mark.parametrize("host", sorted(OUTPUT))
 def test_secret_redacted_where_the_host_can_rewrite_output(host, tmp_path):
     build, seen = OUTPUT[host]
     answer = _run(host, build(f"deploy ok\ntoken={SECRET}\n"), str(tmp_path))

@@ -27,7 +27,8 @@ def make(name: str = "toyhost", **changes: object) -> Host:
 
 
 def test_first_party_hosts_are_the_shipped_ones():
-    assert sorted(NAMES) == ["claude-code", "codex", "copilot", "cursor", "droid", "gemini", "omp", "opencode", "pi", "qwen"]
+    assert sorted(NAMES) == ["claude-code", "codex", "copilot", "cursor", "droid", "gemini", "kimi", "omp",
+                            "opencode", "openhands", "pi", "qwen", "vibe"]
     assert all(h.source == "agent_hooks_core" for h in FIRST)
 
 

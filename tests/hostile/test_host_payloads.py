@@ -84,6 +84,15 @@ def _cursor_deny(code: int, body: Any, err: str) -> str | None:
     return None
 
 
+def _decision_deny(code: int, body: Any, err: str) -> str | None:
+    """Vibe and OpenHands: the JSON deny *and* exit 2 (Vibe's strict hooks and OpenHands block on it)."""
+    return (body or {}).get("reason") if code == 2 and (body or {}).get("decision") == "deny" else None
+
+
+def _kimi_deny(code: int, body: Any, err: str) -> str | None:
+    return err if code == 2 and err.strip() else None  # Kimi reads exit 2 before any JSON
+
+
 def _block(code: int, body: Any, err: str) -> str | None:
     answer = (body or {}).get("answer") or {}
     reason = answer.get("block")
@@ -118,6 +127,15 @@ TARGETS = [
     Target("cursor", "beforeMCPExecution", {**_CURSOR, "hook_event_name": "beforeMCPExecution",
                                              "tool_name": "fs.write", "tool_input": '{"path": "x"}'},
            ("tool_input",), ("tool_name",), None, "command", _cursor_deny),
+    Target("vibe", "pre_tool", {"session_id": "s1", "hook_event_name": "pre_tool", "tool_name": "file_system.bash",
+                                "tool_call_id": "call_1", "tool_input": {"command": "ls"}},
+           ("tool_input",), ("tool_name",), "command", "command", _decision_deny),
+    Target("kimi", "PreToolUse", {"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Shell",
+                                   "tool_call_id": "call_1", "tool_input": {"command": "ls"}},
+           ("tool_input",), ("tool_name",), "command", "command", _kimi_deny),
+    Target("openhands", "PreToolUse", {"session_id": "s1", "event_type": "PreToolUse", "tool_name": "terminal",
+                                        "tool_input": {"command": "ls", "is_input": False}},
+           ("tool_input",), ("tool_name",), "command", "command", _decision_deny),
     Target("opencode", "tool.execute.before", {"input": {"tool": "bash", "sessionID": "s1", "callID": "c1"},
                                                 "output": {"args": {"command": "ls"}}},
            ("output", "args"), ("input", "tool"), "command", "stdio", _block),

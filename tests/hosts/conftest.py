@@ -1,8 +1,9 @@
 """End-to-end tests with the real agent binaries (pi, omp, Codex, Gemini CLI, OpenCode, Claude Code,
 Qwen Code, GitHub Copilot CLI, Factory Droid).
 
-Opt-in: they download the agents from the npm registry (pinned versions) and run them against a
-fake model server on 127.0.0.1. Run them with ``tox -e hosts`` (which sets
+Opt-in: they download the agents from the npm registry or PyPI (pinned versions; PyPI agents
+each in a venv of their own, with a Python they support) and run them against a fake model server
+on 127.0.0.1. Run them with ``tox -e hosts`` (which sets
 ``AGENT_HOOKS_HOST_TESTS=1``); the default suite skips this directory with one reason.
 """
 
@@ -84,3 +85,38 @@ def npm_set() -> Callable[..., Path]:
 def npm_tool() -> Callable[[str, str, str], Path]:
     """``npm_tool("@mariozechner/pi-coding-agent", "0.73.1", "pi")`` -> the binary's path."""
     return install_npm
+
+
+# -- PyPI agents (Mistral Vibe, Kimi CLI, OpenHands): one cached venv per package@version ------
+
+
+def pypi_cache_root() -> Path:
+    base = os.environ.get("AGENT_HOOKS_PYPI_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "agent-hooks-tests", "pypi")
+    return Path(base)
+
+
+def install_pypi(package: str, version: str, binary: str, pythons: tuple[str, ...] = ("python3.13", "python3.12")
+                 ) -> Path:
+    """Install ``package==version`` into its own venv (once) and return the path of ``binary``.
+    ``pythons``: interpreters the package supports, first found wins."""
+    prefix = pypi_cache_root() / f"{package}@{version}"
+    exe = prefix / "bin" / binary
+    if not exe.exists():
+        python = next((p for p in map(shutil.which, pythons) if p), None)
+        if python is None:
+            pytest.skip(f"{package} {version} needs one of {', '.join(pythons)}, none is on PATH")
+        for argv in ([python, "-m", "venv", "--clear", str(prefix)],
+                     [str(prefix / "bin" / "python"), "-m", "pip", "install", "-q", f"{package}=={version}"]):
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=1800)
+            if proc.returncode != 0:
+                pytest.fail(f"installing {package}=={version} failed:\n{proc.stderr[-4000:]}")
+        if not exe.exists():
+            pytest.fail(f"{package}=={version} has no {binary} executable")
+    return exe
+
+
+@pytest.fixture(scope="session")
+def pypi_tool() -> Callable[..., Path]:
+    """``pypi_tool("mistral-vibe", "3.0.2", "vibe")`` -> the binary's path."""
+    return install_pypi
