@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -238,16 +239,15 @@ def installs_into_our_environment(cmd: Command, pol: Policy) -> str | None:
 
 
 def _is_our_environment(program: str) -> bool:
-    """Whether ``program`` (a word as written, or a PATH lookup) belongs to an environment whose
-    ``site-packages`` this process imports from (ours, or a base one it shares)."""
+    """Whether ``program``, named by its path, belongs to an environment whose ``site-packages`` this
+    process imports from (ours, or a base one it shares). A bare ``pip`` is not looked up: the hook's
+    PATH is not the agent shell's, and a project whose own environment holds agent-hooks installs
+    into it as ordinary work."""
     import glob
-    import shutil
-    import sys
 
-    found = program if "/" in program else shutil.which(program)
-    if not found:
+    if "/" not in program:
         return False
-    root = os.path.dirname(os.path.dirname(os.path.abspath(os.path.expanduser(found))))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(os.path.expanduser(program))))
     ours = {os.path.realpath(p) for p in sys.path if p}
     return any(os.path.realpath(sp) in ours
                for sp in glob.glob(os.path.join(glob.escape(root), "lib*", "python*", "site-packages")))
