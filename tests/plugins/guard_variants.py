@@ -575,20 +575,23 @@ def _reason(text: str) -> str:
 
 
 def render() -> str:
-    """The table, decided with an empty home directory: what the guard finds below ``~`` on the
-    machine that renders it (protected paths that exist there) must not change the file."""
+    """The table, decided with an empty home directory and no active virtual environment: what the
+    machine that renders it holds (protected paths below ``~``, an activated venv) must not change
+    the file."""
     import tempfile
 
-    saved = os.environ.get("HOME")
+    saved = {k: os.environ.get(k) for k in ("HOME", "VIRTUAL_ENV")}
     with tempfile.TemporaryDirectory(prefix="agent-hooks-variants-home-") as home:
         os.environ["HOME"] = home
+        os.environ.pop("VIRTUAL_ENV", None)  # which environment `uv pip` installs into: the machine's
         try:
             return _render()
         finally:
-            if saved is None:
-                os.environ.pop("HOME", None)
-            else:
-                os.environ["HOME"] = saved
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
 
 
 def _render() -> str:
