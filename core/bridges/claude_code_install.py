@@ -278,6 +278,12 @@ def choose_transport(scope: str) -> tuple[str, str]:
     if scope == "project":
         # the warm server over the private unix socket; a process per event while it is down
         return "client", "a committed file must not hold your token: the fast client"
+    from ..serve.peers import other_users
+
+    if other_users():
+        # while our server is down, another user could listen on its 127.0.0.1 port and receive the
+        # token with every event (or answer them): the per-user unix socket has no such window
+        return "client", "other people log in here: the token stays on your private unix socket"
     # onFailure: block on the gating events: a server that cannot answer blocks the tool call
     return "http", "no process per event; tool calls block if the server is down"
 
@@ -571,7 +577,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "ask": {"flag": "--ask", "default": False,
             "help": "plugins that ask the user when there is a UI (the guard) make Claude Code ask, instead of denying"},
     "transport": {"flag": "--transport", "default": AUTO, "choices": (AUTO, *TRANSPORTS),
-                  "help": "auto: http for --user/--local, client for --project; command: a process per event; "
+                  "help": "auto: http for --user/--local (client where other people log in), client for --project; command: a process per event; "
                           "client: the fast client to the warm server, falling back to a process; http: http hooks "
                           "to the warm server (Claude Code >= 2.1.295)"},
 }

@@ -82,7 +82,8 @@ def test_install_project_writes_a_settings_file_claude_code_accepts(project, cli
     (["--user"], "http"), (["--local"], "http"), (["--project"], "client"), ([], "http"),
     (["--project", "--transport", "command"], "command"), (["--local", "--transport", "client"], "client"),
 ])
-def test_the_default_transport_is_the_fastest_safe_one_for_the_scope(project, cli, flags, transport):
+def test_the_default_transport_is_the_fastest_safe_one_for_the_scope(project, cli, flags, transport, monkeypatch):
+    monkeypatch.setattr("agent_hooks_core.serve.peers.other_users", lambda: [])  # a one-person machine
     r = invoke(cli, "install", "claude-code", *flags)
     assert r.exit_code == 0, r.output
     assert f"transport: {transport}\n" in r.output and "why:" in r.output
@@ -90,6 +91,19 @@ def test_the_default_transport_is_the_fastest_safe_one_for_the_scope(project, cl
     settings = load(cc.settings_path(scope, project))
     assert cc.transport_of([h for hs in ours(settings).values() for h in hs]) == transport
     assert ("env" in settings) == (transport == "http")  # the token only where it is private
+
+
+@pytest.mark.parametrize("flags", [["--user"], ["--local"], []])
+def test_where_other_people_log_in_the_default_keeps_the_token_off_tcp(project, cli, flags, monkeypatch):
+    """While the server is down another user could listen on its 127.0.0.1 port and receive the token."""
+    monkeypatch.setattr("agent_hooks_core.serve.peers.other_users", lambda: ["bob"])
+    r = invoke(cli, "install", "claude-code", *flags)
+    assert r.exit_code == 0, r.output
+    assert "transport: client\n" in r.output and "other people log in here" in r.output
+    scope = next((f[2:] for f in flags if f in ("--user", "--local")), "user")
+    settings = load(cc.settings_path(scope, project))
+    assert cc.transport_of([h for hs in ours(settings).values() for h in hs]) == "client"
+    assert "env" not in settings  # no token in the file
 
 
 def test_install_command_transport_runs_the_bridge_through_the_launcher(project, cli):
