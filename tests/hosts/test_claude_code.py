@@ -185,10 +185,12 @@ def permission_request(event, ctx):
 """
 
 
-def _user_hook(env: dict[str, str], name: str, source: str, settings: str = "") -> None:
+def _user_hook(venv, env: dict[str, str], name: str, source: str, settings: str = "") -> None:
     path = Path(env["AGENT_HOOKS_HOME"]) / f"{name}.py"
     path.write_text(source)
     (Path(env["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"hooks = [{str(path)!r}]\n{settings}")
+    # a user hook file loads once a person trusted it
+    venv.run("agenthooks", "trust", env=env, cwd=Path(env["HOME"]), check=True)
 
 
 @pytest.mark.parametrize(("wanted", "limit", "runs"), [
@@ -197,7 +199,7 @@ def _user_hook(env: dict[str, str], name: str, source: str, settings: str = "") 
 ])
 def test_the_stop_gate_keeps_claude_code_working_within_the_limit(claude, venv, home, wanted, limit, runs):
     install(venv, home)
-    _user_hook(home, "gate", GATE.replace("WANTED", str(wanted)), f"stop_gate_limit = {limit}\n")
+    _user_hook(venv, home, "gate", GATE.replace("WANTED", str(wanted)), f"stop_gate_limit = {limit}\n")
     fakes: list[FakeAnthropic] = []
     run_claude(claude, venv, home, "echo ran >> RUNS", fake_out=fakes)
     project = Path(home["HOME"]) / "project"
@@ -214,7 +216,7 @@ def test_the_stop_gate_keeps_claude_code_working_within_the_limit(claude, venv, 
 ])
 def test_the_permission_decision_on_claude_codes_prompt(claude, venv, home, command, approver, ran, seen):
     install(venv, home)
-    _user_hook(home, "decider", DECIDER.replace("APPROVER", str(approver)))
+    _user_hook(venv, home, "decider", DECIDER.replace("APPROVER", str(approver)))
     results, project = run_claude(claude, venv, home, command, args=())  # no --allowedTools: Bash asks
     assert sorted(p.name for p in project.iterdir() if p.name.isupper()) == ran
     assert len(results) == 1, results

@@ -246,6 +246,9 @@ def _user_hook(r: Run, tmp_path: Path, source: str, settings: str = "") -> None:
     path = r.home / "agent-hooks" / "settings.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"hooks = [{json.dumps(str(hook))}]\n{settings}")
+    # a user hook file loads once a person trusted it
+    r.venv.run(r.venv.bin("agenthooks"), "trust", env={"AGENT_HOOKS_HOME": str(path.parent)}, cwd=r.project,
+               check=True)
 
 
 REWRITE = """
