@@ -7,7 +7,10 @@ writes docs/hosts/README.md (``--check``: exit 1 when that file is stale).
 from __future__ import annotations
 
 import argparse
+import functools
+import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -60,6 +63,100 @@ def wiring(host: str, cwd: str | None = None) -> dict[str, Any]:
             "wired": wired, "problems": problems}
 
 
+#: the capability claims a real-agent test must back (tests/hosts, the ``proves`` marker)
+CLAIMS = ("block", "rewrite", "ask", "continue", "closed")
+#: how long ``<agent> --version`` may take (a Node agent starts in about a second)
+VERSION_TIMEOUT = 10.0
+_VERSION = re.compile(r"\d+(?:\.\d+)+")
+
+
+def claims(cap: Cap) -> tuple[str, ...]:
+    """What ``cap`` says a plugin can do there, in :data:`CLAIMS` terms."""
+    have = {"block": cap.block, "rewrite": cap.rewrite, "ask": cap.ask, "continue": cap.continues,
+            "closed": cap.closed}
+    return tuple(c for c in CLAIMS if have[c])
+
+
+def unproven(cap: Cap) -> bool:
+    """A capability that claims something no run of the real agent has shown yet."""
+    return bool(claims(cap)) and not cap.proven
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version))
+
+
+def proven_version(host: str) -> str:
+    """The host version its capabilities were proven on ("" where none was: protocol-tested only)."""
+    versions = {cap.proven for cap in of(host).values() if cap.proven}
+    return max(versions, key=version_key) if versions else ""
+
+
+@functools.lru_cache(maxsize=None)
+def _version_of(executable: str) -> str | None:
+    try:
+        proc = subprocess.run([executable, "--version"], stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=VERSION_TIMEOUT, start_new_session=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = _VERSION.search(proc.stdout[:4096].decode("utf-8", "replace")) if proc.returncode == 0 else None
+    return found.group(0) if found else None
+
+
+def installed_version(host: str) -> str | None:
+    """The version ``<executable> --version`` prints (asked once per run); None when it is not on PATH
+    or says nothing we can read."""
+    record = registry.get(host)
+    found = shutil.which(record.executable or record.name)
+    return _version_of(found) if found else None
+
+
+def version_state(host: str) -> dict[str, Any]:
+    """The installed version against the proven one: ``state`` is "verified" (the proven version),
+    "unverified" (another one: a newer host may have changed what a hook can do, an older one may lack
+    it), "unknown" (no version read), "protocol-tested" (no capability proven on the real agent) or
+    "not installed"."""
+    record = registry.get(host)
+    proven = proven_version(host)
+    found = shutil.which(record.executable or record.name)
+    installed = _version_of(found) if found else None
+    if not proven:
+        state = "protocol-tested"
+    elif found is None:
+        state = "not installed"
+    elif installed is None:
+        state = "unknown"
+    else:
+        state = "verified" if version_key(installed) == version_key(proven) else "unverified"
+    return {"proven": proven, "installed": installed, "state": state}
+
+
+def version_line(host: str, state: dict[str, Any] | None = None) -> str:
+    """"proven on 0.169.0; you have 0.170.1: unverified" and the like."""
+    s = state or version_state(host)
+    if s["state"] == "protocol-tested":
+        return "protocol-tested only (no capability proven on the real agent)"
+    have = {"not installed": "not installed here", "unknown": "your version is unknown"}.get(
+        s["state"], f"you have {s['installed']}")
+    out = f"proven on {s['proven']}; {have}"
+    return out + (": unverified" if s["state"] == "unverified" else "")
+
+
+def our_deadline() -> float:
+    """When a per-event process answers, at the latest (under the hosts' own timeouts)."""
+    from ..transports.process import DEFAULT_DEADLINE
+
+    return DEFAULT_DEADLINE
+
+
+def timeout_line(record: Host) -> str:
+    """What the host does when a hook passes its own timeout, one line."""
+    if record.timeout is None:
+        return "not described"
+    per_event = "command" in record.transports
+    return record.timeout.line(our_deadline() if per_event else None)
+
+
 def data(cwd: str | None = None) -> dict[str, Any]:
     """The whole matrix as JSON-ready data (``agenthooks hosts --json``)."""
     out: dict[str, Any] = {"hosts": [], "hooks": all_hooks()}
@@ -67,6 +164,11 @@ def data(cwd: str | None = None) -> dict[str, Any]:
         caps = of(host)
         entry = wiring(host, cwd)
         entry["declared"] = declared(host)
+        record = registry.get(host)
+        entry["failure"] = record.failure
+        entry["timeout"] = ({**record.timeout.to_dict(), "summary": timeout_line(record)}
+                            if record.timeout is not None else None)
+        entry["version"] = version_state(host)
         able, why = sandbox(host)
         entry["sandbox"] = {"supported": able, "via" if able else "why_not": why}
         entry["capabilities"] = {h: (caps[h].to_dict() if h in caps else
@@ -82,9 +184,12 @@ def declared(host: str) -> bool:
 
 
 def _cell(cap: Cap | None, host: str) -> str:
+    """F/B/R/C flags, ``*`` after a claim no real-agent test proves yet."""
     if not declared(host):
         return "?"
-    return cap.flags() if cap is not None else "—"
+    if cap is None:
+        return "—"
+    return cap.flags() + ("*" if unproven(cap) else "")
 
 
 def sandbox_summary() -> str:
@@ -107,17 +212,29 @@ def markdown() -> str:
     out += ["", "## Capabilities", "",
             "**F** the host fires the hook, **B** a plugin's block or deny stops the host's action, **R** a "
             "plugin's rewrite reaches the host, **C** a failure on our side (bad input, a plugin that fails to "
-            "load or raises, our process dying) blocks instead of allowing. **—**: the host has no event for it, "
+            "load or raises, our process dying) blocks instead of allowing. **\\***: a claim no test against the "
+            "real agent proves yet (protocol-tested only); **proven on** is the host version the real-agent "
+            "tests (`tox -e hosts`) ran, and `agenthooks hosts` and `doctor` call another installed version "
+            "unverified. **—**: the host has no event for it, "
             "so plugins implementing it never run there. **?**: the host's adapter does not describe its "
             "capabilities yet; see its page.", "",
             "| hook | " + " | ".join(f"`{h}`" for h in hs) + " |", "| --- |" + " --- |" * len(hs)]
     for hook in shown_hooks():
         out.append(f"| `{hook}` | " + " | ".join(_cell(of(h).get(hook), h) for h in hs) + " |")
     out.append("| sandbox | " + " | ".join("yes" if sandbox(h)[0] else "no" for h in hs) + " |")
+    out.append("| proven on | " + " | ".join(proven_version(h) or "protocol-tested" for h in hs) + " |")
     other = [h for h in all_hooks() if h not in shown_hooks()]
     out += ["", "**sandbox**: whether agent-hooks-sandbox can wrap the host's shell commands (a `pre_tool` "
                 "rewrite reaches the host); where it cannot, they run unsandboxed and `agenthooks doctor` warns.",
-            "", f"No host bridge fires: {', '.join(f'`{h}`' for h in other)}.", "", "## Notes", ""]
+            "", f"No host bridge fires: {', '.join(f'`{h}`' for h in other)}.", "", "## When we fail", "",
+            "What each host does when a hook of ours fails, and when it passes the host's own hook timeout: where "
+            "the host then lets the tool run, no answer of ours can make it fail closed, so our deadline "
+            "answers before the host's limit. `agenthooks hosts HOST` and `agenthooks doctor` say the same.", "",
+            "| host | when we fail | its hook timeout |", "| --- | --- | --- |"]
+    for h in hs:
+        record = registry.get(h)
+        out.append(f"| `{h}` | {record.failure} | {timeout_line(record)} |")
+    out += ["", "## Notes", ""]
     for h in hs:
         notes = [(hook, cap) for hook, cap in of(h).items() if cap.note]
         if not notes:

@@ -74,6 +74,38 @@ class Config:
     files: str
 
 
+@dataclass(frozen=True)
+class Timeout:
+    """The host's own limit on one hook call, as ``install`` configures it, and what the host does
+    when a hook passes it: the one failure of ours no answer can turn into a deny."""
+
+    #: seconds the host waits for one hook call; None: it waits without limit
+    seconds: float | None
+    #: at that limit the host blocks the gated action (True) or lets it run (False: fails open)
+    closed: bool
+    #: the host events this is about, for people ("PreToolUse")
+    gated: str = ""
+    #: how, or what is different ("onFailure: block", "our extension's own 60 s timer blocks")
+    note: str = ""
+
+    def line(self, deadline: float | None = None) -> str:
+        """One line for ``hosts`` and ``doctor``; ``deadline``: when our own answer is due."""
+        if self.seconds is None:
+            text = "waits for our answer without a limit of its own"
+        else:
+            at = f"its own {self.seconds:g} s timeout"
+            text = (f"blocks when a hook passes {at}" if self.closed
+                    else f"fails open when it kills a hook at {at}")
+        if self.gated:
+            text += f" ({self.gated})"
+        if deadline is not None and not self.closed and self.seconds is not None:
+            text += f"; our deadline answers at {deadline:g} s"
+        return text + (f"; {self.note}" if self.note else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seconds": self.seconds, "fails_closed": self.closed, "gated": self.gated, "note": self.note}
+
+
 Caps = Mapping[str, Cap]
 #: a host's own event names (the map is derived from the capabilities' ``via``), or the map itself:
 #: host event -> the canonical hooks it fires
@@ -109,6 +141,8 @@ class Host:
     failure: str
     #: its page under docs/hosts/ ("codex.md")
     docs: str
+    #: the host's own hook timeout and what it does then (None: not described)
+    timeout: Timeout | None = None
     #: the executable that runs it (``agenthooks hosts`` says whether it is on PATH)
     executable: str = ""
     #: other names it answers to (``agenthooks install <alias>``)

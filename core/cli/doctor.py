@@ -159,8 +159,36 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
                 add(Finding({"ok": "ok", "problem": "error"}.get(level, "info"), "hosts", message))
         except Exception as exc:  # a host check must not break doctor
             add(Finding("info", "hosts", f"{host} check unavailable: {type(exc).__name__}: {exc}"))
+    _host_limits(add)
     _plugin_checks(rt, plugin_rows, add)
     return versions, findings, plugin_rows
+
+
+def _host_limits(add: Any) -> None:
+    """For each host installed or wired here: what it does at its own hook timeout (where that is
+    open, no answer of ours can make it fail closed) and whether its version is the one proven."""
+    import shutil
+
+    from ..bridges import matrix, registry
+
+    for record in registry.hosts():
+        try:
+            installer = record.load_installer()
+            wired = list(installer.wired(common.OPTIONS.cwd)) if hasattr(installer, "wired") else []
+            if not wired and shutil.which(record.executable or record.name) is None:
+                continue
+            t = record.timeout
+            if t is not None:
+                level = "warning" if wired and not t.closed and t.seconds is not None else "info"
+                add(Finding(level, "hosts", f"{record.name}: {matrix.timeout_line(record)}"))
+            state = matrix.version_state(record.name)
+            if state["state"] == "unverified":
+                add(Finding("warning", "hosts", f"{record.name}: {matrix.version_line(record.name, state)}: "
+                                                f"`agenthooks hosts {record.name}` shows what was proven"))
+            elif state["state"] in ("verified", "unknown", "protocol-tested"):
+                add(Finding("info", "hosts", f"{record.name}: {matrix.version_line(record.name, state)}"))
+        except Exception as exc:  # a host check must not break doctor
+            add(Finding("info", "hosts", f"{record.name} check unavailable: {type(exc).__name__}: {exc}"))
 
 
 def _plugin_checks(rt: Any, plugin_rows: list[dict[str, Any]], add: Any) -> None:

@@ -1,21 +1,26 @@
-"""``agenthooks hosts [--json]``: where each host is and what each canonical hook can do there.
+"""``agenthooks hosts [HOST] [--json]``: where each host is and what each canonical hook can do there.
 
 ``bridges/matrix.py`` gathers the data (and writes docs/hosts/README.md); this module lays it
 out for the terminal at any width: the capability matrix is split into as many blocks of hosts
-as the width needs.
+as the width needs. ``hosts HOST`` shows one host in full: what it does when we fail, its own
+hook timeout, the version its capabilities were proven on against the one installed.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from . import common
 
-#: the matrix's cells (F, B, R, C) are four characters wide
-CELL = 4
+if TYPE_CHECKING:
+    from ..bridges.record import Host
+
+#: the matrix's cells (F, B, R, C and ``*`` for unproven) are five characters wide
+CELL = 5
 GAP = 2
 
 
@@ -54,16 +59,27 @@ def text(cwd: str | None, width: int) -> list[str]:
     from ..bridges import matrix
     from .tables import Column, layout
 
+    from ..bridges import registry
+
     rows = []
     for r in (matrix.wiring(h, cwd) for h in matrix.hosts()):
         problems = "; ".join(p.removeprefix("problem: ") for p in r["problems"])
-        rows.append([r["host"], ", ".join(r["wired"]) or "no", r["executable"] or "not on PATH", problems])
-    columns = [Column("host"), Column("wired in"), Column("executable", text=True), Column("problems", text=True)]
-    if not any(row[3] for row in rows):
-        columns, rows = columns[:3], [row[:3] for row in rows]
+        rows.append([r["host"], ", ".join(r["wired"]) or "no", r["executable"] or "not on PATH",
+                     _version_cell(matrix.version_state(r["host"])), _timeout_cell(registry.get(r["host"])),
+                     problems])
+    columns = [Column("host"), Column("wired in"), Column("executable", text=True), Column("version", text=True),
+               Column("on its hook timeout", text=True), Column("problems", text=True)]
+    if not any(row[-1] for row in rows):
+        columns, rows = columns[:-1], [row[:-1] for row in rows]
     lines = [line.plain for line in layout(columns, rows, width)]
-    legend = ("Capabilities: F fire, B block, R rewrite, C fails closed; — the host cannot fire it; "
-              "? not described by the host's adapter yet.")
+    legend = ("On its hook timeout: what the host does when a hook of ours passes the host's own limit: "
+              "\"open\" lets the tool run (no answer of ours can change that: our deadline answers first); "
+              "`agenthooks hosts HOST` says more. Version: the one installed here against the one each "
+              "capability was proven on with the real agent; \"unverified\": another version, whose "
+              "capabilities may differ.")
+    lines += ["", *textwrap.wrap(legend, width)]
+    legend = ("Capabilities: F fire, B block, R rewrite, C fails closed; * not proven on the real agent "
+              "(protocol-tested only); — the host cannot fire it; ? not described by the host's adapter yet.")
     lines += ["", *textwrap.wrap(legend, width), "", *_capabilities(width)]
     summary = getattr(matrix, "sandbox_summary", None)  # where agent-hooks-sandbox can wrap commands
     if summary is not None:
@@ -74,19 +90,91 @@ def text(cwd: str | None, width: int) -> list[str]:
     return lines
 
 
+def _version_cell(state: dict[str, Any]) -> str:
+    kind = state["state"]
+    if kind in ("protocol-tested", "not installed"):
+        return kind if kind == "protocol-tested" else f"proven {state['proven']}"
+    have = state["installed"] or "unknown"
+    return have if kind == "verified" else f"{have} (unverified; proven {state['proven']})"
+
+
+def _timeout_cell(record: Host) -> str:
+    t = record.timeout
+    if t is None:
+        return "not described"
+    if t.seconds is None:
+        return "no limit (ours blocks)" if t.closed else "no limit"
+    return f"{'blocks' if t.closed else 'open'} at {t.seconds:g} s"
+
+
+def detail(name: str, cwd: str | None, width: int) -> list[str]:
+    """``agenthooks hosts NAME``: one host in full."""
+    import textwrap
+
+    from ..bridges import matrix, registry
+    from ..bridges.capabilities import of
+
+    record = registry.get(name)
+    r = matrix.wiring(record.name, cwd)
+    version = matrix.version_state(record.name)
+    facts = [
+        ("host", f"{record.name}: {record.title}" + (f" (also {', '.join(record.aliases)})" if record.aliases else "")),
+        ("transport", record.transport),
+        ("configuration", record.config.files),
+        ("executable", r["executable"] or "not on PATH"),
+        ("version", matrix.version_line(record.name, version)),
+        ("wired in", ", ".join(r["wired"]) or "no"),
+        ("when we fail", record.failure),
+        ("its hook timeout", matrix.timeout_line(record)),
+        ("page", f"docs/hosts/{record.docs}"),
+        *(("problem", p.removeprefix("problem: ")) for p in r["problems"]),
+    ]
+    lines: list[str] = []
+    label = max(len(k) for k, _ in facts) + GAP
+    for key, value in facts:
+        lines += textwrap.wrap(value, width, initial_indent=f"{key:<{label}}", subsequent_indent=" " * label,
+                               break_on_hyphens=False) or [key]
+    caps = of(record.name)
+    if caps:
+        lines += ["", "hook: flags, what it claims, proven on (* = not proven on the real agent)"]
+        for hook in (h for h in matrix.all_hooks() if h in caps):
+            cap = caps[hook]
+            claimed = ", ".join(matrix.claims(cap)) or "fires only"
+            proven = cap.proven or ("protocol-tested" if matrix.claims(cap) else "")
+            text = f"{hook}: {matrix._cell(cap, record.name)} {claimed}" + (f"; {proven}" if proven else "") + \
+                f" ({cap.via})"
+            lines += textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False)
+    if version["state"] == "unverified":
+        lines += ["", *textwrap.wrap(f"Unverified: {matrix.version_line(record.name, version)}. Every capability "
+                                     "above was proven on another version; `agenthooks hosts --verify "
+                                     f"{record.name}` checks your wiring.", width)]
+    return lines
+
+
 def register(app: typer.Typer) -> None:
     @app.command("hosts")
     def hosts_cmd(
+        name: str | None = typer.Argument(None, help="one host, shown in full", show_default=False),
         as_json: bool = typer.Option(False, "--json", help="print the matrix as JSON"),
         project_dir: Path | None = typer.Option(None, "--dir", help="the project directory (default: here)",
                                                 file_okay=False),
     ) -> None:
         """Supported agent hosts: installed, wired, and what each canonical hook can do in each."""
-        from ..bridges import matrix
+        from ..bridges import matrix, registry
 
         if project_dir is not None and not project_dir.is_dir():
             common.fail(f"--dir {project_dir}: no such directory")
         cwd = str(project_dir) if project_dir else None
+        if name is not None:
+            record = registry.find(name)
+            if record is None:
+                common.fail(f"unknown host {name!r} (known: {', '.join(registry.names())})")
+            if as_json:
+                entry = next(h for h in matrix.data(cwd)["hosts"] if h["host"] == record.name)
+                typer.echo(json.dumps(entry, indent=2))
+            else:
+                typer.echo("\n".join(detail(record.name, cwd, common.width())))
+            return
         if as_json:
             typer.echo(json.dumps(matrix.data(cwd), indent=2))
         else:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...hookspecs.markers import hookimpl
-from ..record import Cap, Config, Host
+from ..record import Cap, Config, Host, Timeout
 
 #: Claude Code events with a canonical counterpart (the rest go to the ``host_event`` hook)
 MAPPED_EVENTS = (
@@ -57,6 +57,7 @@ HOST = Host(
     capabilities=CAPABILITIES,
     failure="PreToolUse and PermissionRequest get a deny (exit 2 with the reason when the process "
             "itself fails); other events go on",
+    timeout=Timeout(60, closed=True, gated="PreToolUse, PermissionRequest", note="installed with onFailure: block"),
     docs="claude-code.md",
 )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...hookspecs.markers import hookimpl
-from ..record import Cap, Config, Host
+from ..record import Cap, Config, Host, Timeout
 
 #: the 14 hook events of Codex 0.169.0 (PreModelRequest and PostModelRequest are observe-only)
 EVENTS = (
@@ -53,6 +53,7 @@ HOST = Host(
     events=EVENTS,
     capabilities=CAPABILITIES,
     failure="exit 2 with the reason on stderr blocks PreToolUse; PermissionRequest gets a deny; other events go on",
+    timeout=Timeout(60, closed=False, gated="PreToolUse, PermissionRequest"),
     docs="codex.md",
 )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...hookspecs.markers import hookimpl
-from ..record import Cap, Config, Host
+from ..record import Cap, Config, Host, Timeout
 
 #: the version the real-binary tests run (tests/hosts/test_copilot.py)
 PROVEN = "1.0.102"
@@ -40,6 +40,7 @@ HOST = Host(
     events=EVENTS,
     capabilities=CAPABILITIES,
     failure="a JSON deny (exit 0: Copilot reads no JSON after a non-zero exit) blocks PreToolUse; other events go on",
+    timeout=Timeout(60, closed=False, gated="preToolUse"),
     docs="copilot.md",
 )
 

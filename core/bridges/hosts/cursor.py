@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...hookspecs.markers import hookimpl
-from ..record import Cap, Config, Host
+from ..record import Cap, Config, Host, Timeout
 
 EVENTS = (
     "sessionStart", "sessionEnd", "preToolUse", "postToolUse", "postToolUseFailure", "subagentStart",
@@ -49,6 +49,7 @@ HOST = Host(
     events=EVENTS,
     capabilities=CAPABILITIES,
     failure="a deny on preToolUse, beforeShellExecution, beforeMCPExecution, beforeReadFile and subagentStart; other events go on",
+    timeout=Timeout(60, closed=True, gated="preToolUse, beforeShellExecution, beforeMCPExecution, beforeReadFile", note="installed with failClosed: true"),
     docs="cursor.md",
 )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...hookspecs.markers import hookimpl
-from ..record import Cap, Config, Host
+from ..record import Cap, Config, Host, Timeout
 
 EVENTS = (
     "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
@@ -51,6 +51,7 @@ HOST = Host(
     events=EVENTS,
     capabilities=CAPABILITIES,
     failure="exit 2 with the reason on stderr blocks BeforeTool; other events go on",
+    timeout=Timeout(60, closed=False, gated="BeforeTool"),
     docs="gemini.md",
 )
 

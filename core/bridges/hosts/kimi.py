@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...hookspecs.markers import hookimpl
-from ..record import Cap, Config, Host
+from ..record import Cap, Config, Host, Timeout
 
 #: the 13 hook events of Kimi CLI 1.51.0 (``HookEventType``)
 EVENTS = (
@@ -53,6 +53,7 @@ HOST = Host(
     events=EVENTS,
     capabilities=CAPABILITIES,
     failure="exit 2 with the reason blocks PreToolUse; a hook that cannot start or times out fails open",
+    timeout=Timeout(60, closed=False, gated="PreToolUse"),
     docs="kimi.md",
     aliases=("kimi-cli",),
 )

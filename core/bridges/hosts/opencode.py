@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...hookspecs.markers import hookimpl
-from ..record import Cap, Config, Host
+from ..record import Cap, Config, Host, Timeout
 
 EVENTS = (
     "tool.execute.before", "tool.execute.after", "chat.message", "chat.params",
@@ -45,6 +45,7 @@ HOST = Host(
     events=EVENTS,
     capabilities=CAPABILITIES,
     failure="tool.execute.before throws (the tool does not run); the plugin denies when the session dies",
+    timeout=Timeout(None, closed=True, gated="tool.execute.before", note="our plugin's own 60 s timer throws"),
     docs="opencode.md",
 )
 

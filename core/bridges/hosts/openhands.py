@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...hookspecs.markers import hookimpl
-from ..record import Cap, Config, Host
+from ..record import Cap, Config, Host, Timeout
 
 #: the 6 hook events of OpenHands CLI 1.16.0 (openhands-sdk ``HookEventType``)
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "SessionEnd", "Stop")
@@ -43,6 +43,7 @@ HOST = Host(
     events=EVENTS,
     capabilities=CAPABILITIES,
     failure="exit 2 with the reason blocks PreToolUse; a hook that cannot start or times out fails open",
+    timeout=Timeout(60, closed=False, gated="PreToolUse"),
     docs="openhands.md",
 )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...hookspecs.markers import hookimpl
-from ..record import Config, Host
+from ..record import Config, Host, Timeout
 
 if TYPE_CHECKING:
     from ..record import Cap
@@ -40,6 +40,7 @@ HOST = Host(
     events=_events,
     capabilities=_capabilities,
     failure="tool_call is blocked when we fail or the session dies; other events go on",
+    timeout=Timeout(None, closed=True, gated="tool_call", note="our extension's own 60 s timer blocks"),
     docs="pi.md",
 )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...hookspecs.markers import hookimpl
-from ..record import Cap, Config, Host
+from ..record import Cap, Config, Host, Timeout
 
 #: the version the real-CLI tests run (tests/hosts/test_qwen.py)
 PROVEN = "0.24.4"
@@ -41,6 +41,7 @@ HOST = Host(
     events=EVENTS,
     capabilities=CAPABILITIES,
     failure="a JSON deny and exit 2 block PreToolUse; other events go on",
+    timeout=Timeout(60, closed=False, gated="PreToolUse"),
     docs="qwen.md",
 )
 

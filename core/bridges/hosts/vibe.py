@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...hookspecs.markers import hookimpl
-from ..record import Cap, Config, Host
+from ..record import Cap, Config, Host, Timeout
 
 #: Vibe 3.0.2's hook types
 EVENTS = ("pre_tool", "post_tool", "post_agent")
@@ -41,6 +41,7 @@ HOST = Host(
     events=EVENTS,
     capabilities=CAPABILITIES,
     failure="a JSON deny and exit 2 block pre_tool (strict = true: any failure blocks); other hooks go on",
+    timeout=Timeout(60, closed=True, gated="pre_tool", note="installed with strict = true"),
     docs="vibe.md",
     aliases=("mistral-vibe",),
 )
