@@ -92,7 +92,7 @@ def proven_version(host: str) -> str:
     return max(versions, key=version_key) if versions else ""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _version_of(executable: str) -> str | None:
     try:
         proc = subprocess.run([executable, "--version"], stdin=subprocess.DEVNULL, capture_output=True,

@@ -56,10 +56,8 @@ def text(cwd: str | None, width: int) -> list[str]:
     """The terminal screen: the hosts table, then the capability matrix, every line within ``width``."""
     import textwrap
 
-    from ..bridges import matrix
+    from ..bridges import matrix, registry
     from .tables import Column, layout
-
-    from ..bridges import registry
 
     rows = []
     for r in (matrix.wiring(h, cwd) for h in matrix.hosts()):

@@ -107,7 +107,7 @@ def test_the_table_has_a_timeout_column_open_or_blocking_per_host(machine, capsy
 
 
 def test_an_unknown_host_is_one_line_and_exit_2(machine, capsys, monkeypatch) -> None:
-    code, out, err = cli(capsys, monkeypatch, "hosts", "no-such-agent")
+    code, _, err = cli(capsys, monkeypatch, "hosts", "no-such-agent")
     assert code == 2
     assert "unknown host 'no-such-agent'" in err and "Traceback" not in err
 
@@ -155,7 +155,7 @@ def test_doctor_says_an_installed_hosts_timeout_and_an_unverified_version(machin
     qwen = matrix.proven_version("qwen")
     assert qwen, "qwen's capabilities name the version they were proven on"
     agent(machine, "qwen", f"echo {_bumped(qwen)}")
-    code, out, err = cli(capsys, monkeypatch, "doctor", "--json")
+    _, out, _ = cli(capsys, monkeypatch, "doctor", "--json")
     findings = [(f["level"], f["message"]) for f in json.loads(out)["findings"] if f["section"] == "hosts"]
     assert ("warning", "codex: fails open when it kills a hook at its own 60 s timeout (PreToolUse, "
                        f"PermissionRequest); our deadline answers at {matrix.our_deadline():g} s") in findings
