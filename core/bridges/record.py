@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .base import HostAdapter
@@ -197,6 +197,11 @@ class Host:
 
     def load_command(self) -> Callable[[list[str]], int] | None:
         return load(self.command) if self.command is not None else None
+
+
+def with_proven(caps: Caps, version: str, hooks: tuple[str, ...]) -> dict[str, Cap]:
+    """``caps`` with ``proven=version`` on ``hooks`` (for capabilities computed elsewhere)."""
+    return {hook: replace(cap, proven=version) if hook in hooks else cap for hook, cap in caps.items()}
 
 
 def derive_events(names: tuple[str, ...], caps: Caps) -> dict[str, tuple[str, ...]]:

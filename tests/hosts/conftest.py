@@ -19,6 +19,17 @@ import pytest
 
 ENABLED = os.environ.get("AGENT_HOOKS_HOST_TESTS") == "1"
 
+#: ``@pytest.mark.proves(host, hook, *claims)``: this test, run against the pinned agent (pins.py),
+#: proves that ``hook`` on ``host`` can do each of ``claims`` (block, rewrite, ask, continue,
+#: closed): what ``agenthooks hosts`` shows without a ``*``. tests/bridges/test_proven_cells.py reads
+#: these markers and fails when a claimed cell has no proving test or ``Cap.proven`` disagrees.
+PROVES = ("proves(host, hook, *claims): the real-agent test proves these capability claims "
+          "of the host record (see tests/bridges/test_proven_cells.py)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", PROVES)
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if ENABLED:

@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
-QWEN = "0.24.4"
-COPILOT = "1.0.102"
-DROID = "0.225.1"
-DROID_BINARY = "0.225.2"
+from .pins import DROID_NPM, PINS
+
+QWEN = PINS["qwen"]
+COPILOT = PINS["copilot"]
+DROID = DROID_NPM
+DROID_BINARY = PINS["droid"]
 
 PACKAGES = [f"@qwen-code/qwen-code@{QWEN}", f"@github/copilot@{COPILOT}", f"@github/copilot-linux-x64@{COPILOT}",
             f"@factory/cli@{DROID}", f"@factory/cli-linux-x64@{DROID_BINARY}"]

@@ -14,8 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PI = ("@mariozechner/pi-coding-agent", "0.73.1", "pi")
-OMP = ("@oh-my-pi/pi-coding-agent", "18.2.3", "omp")
+from .pins import PINS
+
+PI = ("@mariozechner/pi-coding-agent", PINS["pi"], "pi")
+OMP = ("@oh-my-pi/pi-coding-agent", PINS["omp"], "omp")
 BUN = ("bun", "1.4.5", "bun")
 
 #: the server command line the extension starts (what the tests look for in /proc)

@@ -21,8 +21,9 @@ import pytest
 from tests.support.venvs import Venv, Wheelhouse, make_venv
 
 from .fake_anthropic import FakeAnthropic
+from .pins import PINS
 
-VERSION = "2.1.330"
+VERSION = PINS["claude-code"]
 DANGEROUS = "touch MARKER && rm -rf ~"
 BENIGN = "touch MARKER2 && echo benign-ran"
 
@@ -107,6 +108,7 @@ def wired(request, claude, venv, home) -> dict[str, str]:
     return home
 
 
+@pytest.mark.proves("claude-code", "pre_tool", "block")
 def test_a_dangerous_command_is_blocked_and_the_model_sees_why(claude, venv, wired):
     results, project = run_claude(claude, venv, wired, DANGEROUS)
     assert not (project / "MARKER").exists()
@@ -121,6 +123,8 @@ def test_a_benign_command_runs(claude, venv, wired):
     assert len(results) == 1 and "benign-ran" in results[0] and "guard" not in results[0], results
 
 
+@pytest.mark.proves("claude-code", "pre_tool", "closed")
+@pytest.mark.proves("claude-code", "pre_shell_exec", "closed")
 def test_a_moved_environment_blocks_instead_of_switching_the_guard_off(claude, home, tmp_path, wheelhouse):
     """The venv is moved after install: the launcher Claude Code runs blocks PreToolUse."""
     moving = make_venv(tmp_path / "venv", wheelhouse)
@@ -141,6 +145,8 @@ def test_http_with_the_server_stopped_session_start_restarts_it(claude, venv, ho
     assert server_running(venv, home)  # the SessionStart starter hook started it
 
 
+@pytest.mark.proves("claude-code", "pre_tool", "closed")
+@pytest.mark.proves("claude-code", "pre_shell_exec", "closed")
 def test_http_with_no_server_at_all_blocks(claude, venv, home):
     """The server dies mid-session (here: never started, and the SessionStart starter removed):
     ``onFailure: block`` keeps the command from running."""
@@ -197,6 +203,7 @@ def _user_hook(venv, env: dict[str, str], name: str, source: str, settings: str 
     (2, 3, 2),    # the gate keeps Claude Code working once, then lets it stop
     (99, 2, 3),   # a gate that never lets go: the user's limit stops it (Claude Code's own cap is 8)
 ])
+@pytest.mark.proves("claude-code", "stop_gate", "block", "continue")
 def test_the_stop_gate_keeps_claude_code_working_within_the_limit(claude, venv, home, wanted, limit, runs):
     install(venv, home)
     _user_hook(venv, home, "gate", GATE.replace("WANTED", str(wanted)), f"stop_gate_limit = {limit}\n")
@@ -214,6 +221,7 @@ def test_the_stop_gate_keeps_claude_code_working_within_the_limit(claude, venv, 
     ("touch DENIED", True, [], "no DENIED files here [decider]"),        # deny, the reason to the model
     ("touch UNDECIDED", True, [], None),                                 # no opinion: Claude Code's own prompt
 ])
+@pytest.mark.proves("claude-code", "permission_request", "block", "rewrite")
 def test_the_permission_decision_on_claude_codes_prompt(claude, venv, home, command, approver, ran, seen):
     install(venv, home)
     _user_hook(venv, home, "decider", DECIDER.replace("APPROVER", str(approver)))

@@ -14,9 +14,10 @@ import pytest
 from agent_hooks_core.bridges.codex import install as cx
 
 from .fake_responses import FakeResponses
+from .pins import PINS
 from .serve_support import private_server
 
-VERSION = "0.169.0"
+VERSION = PINS["codex"]
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
 
@@ -69,6 +70,7 @@ def test_install_reports_trusted(codex, home):
     assert cx.status()[0].startswith("ok:"), cx.status()
 
 
+@pytest.mark.proves("codex", "pre_tool", "block")
 def test_rm_rf_home_is_denied_and_the_model_sees_why(codex, home):
     outputs, _ = run_codex(codex, home, [("shell", "sudo rm -rf ~"), ("text", "ok")])
     assert (home / "keep" / "file").read_text() == "still here"
@@ -80,11 +82,14 @@ def test_a_benign_command_runs(codex, home):
     assert "benign-ran" in outputs[0] and "guard" not in outputs[0]
 
 
+@pytest.mark.proves("codex", "pre_tool_output", "rewrite")
 def test_a_secret_in_output_is_redacted(codex, home):
     outputs, _ = run_codex(codex, home, [("shell", f"echo token={SECRET}"), ("text", "ok")])
     assert SECRET not in outputs[0] and "[REDACTED:github-token]" in outputs[0]
 
 
+@pytest.mark.proves("codex", "pre_tool", "closed")
+@pytest.mark.proves("codex", "pre_shell_exec", "closed")
 def test_a_crash_of_ours_blocks(codex, home, tmp_path):
     broken = tmp_path / "broken_plugin.py"
     broken.write_text("raise RuntimeError('plugin exploded at import')\n")
@@ -115,6 +120,7 @@ def stop_gate(event, ctx):
     (2, 3, 2),   # the gate keeps Codex working once, then lets it stop
     (99, 1, 2),  # a gate that never lets go: the user's limit stops it
 ])
+@pytest.mark.proves("codex", "stop_gate", "block", "continue")
 def test_the_stop_gate_keeps_codex_working_within_the_limit(codex, home, tmp_path, wanted, limit, runs):
     gate = tmp_path / "gate.py"
     gate.write_text(GATE.replace("WANTED", str(wanted)))

@@ -57,6 +57,7 @@ def install(argv: list[str] | None = None, *extra: str) -> None:
     copilot.INSTALLER.plan_install("user", argv=argv).apply()
 
 
+@pytest.mark.proves("copilot", "pre_tool", "block")
 def test_rm_rf_home_is_denied_with_the_reason(cli, home):
     install()
     outputs = run_copilot(cli, home, "rm -rf ~")
@@ -70,6 +71,8 @@ def test_benign_runs(cli, home):
     assert "benign-ran" in outputs[0] and "guard" not in outputs[0], outputs
 
 
+@pytest.mark.proves("copilot", "pre_tool", "closed")
+@pytest.mark.proves("copilot", "pre_shell_exec", "closed")
 def test_a_crash_of_ours_blocks(cli, home, tmp_path):
     broken = tmp_path / "broken_plugin.py"
     broken.write_text("raise RuntimeError('plugin exploded at import')\n")
@@ -109,6 +112,7 @@ def stop_gate(event, ctx):
 
 
 @pytest.mark.parametrize(("wanted", "limit", "runs"), [(2, 3, 2), (99, 1, 2)])
+@pytest.mark.proves("copilot", "stop_gate", "block", "continue")
 def test_the_stop_gate_keeps_copilot_working_within_the_limit(cli, home, tmp_path, wanted, limit, runs):
     import os
 

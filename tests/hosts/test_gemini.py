@@ -14,9 +14,10 @@ import pytest
 from agent_hooks_core.bridges.gemini import install as gm
 
 from .fake_gemini import FakeGemini
+from .pins import PINS
 from .serve_support import private_server
 
-VERSION = "0.61.0"
+VERSION = PINS["gemini"]
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
 
@@ -62,6 +63,7 @@ def install(argv: list[str] | None = None, scope: str = "user", project: Path | 
     gm.plan_install(scope, project, argv=argv).apply()
 
 
+@pytest.mark.proves("gemini", "pre_tool", "block")
 def test_rm_rf_home_is_denied(gemini, home):
     install()
     outputs = run_gemini(gemini, home, [("shell", "sudo rm -rf ~"), ("text", "ok")])
@@ -75,12 +77,15 @@ def test_benign_runs(gemini, home):
     assert "benign-ran" in outputs[0] and "guard" not in outputs[0]
 
 
+@pytest.mark.proves("gemini", "pre_tool_output", "rewrite")
 def test_secret_redacted(gemini, home):
     install()
     outputs = run_gemini(gemini, home, [("shell", f"echo token={SECRET}"), ("text", "ok")])
     assert SECRET not in outputs[0] and "[REDACTED:github-token]" in outputs[0]
 
 
+@pytest.mark.proves("gemini", "pre_tool", "closed")
+@pytest.mark.proves("gemini", "pre_shell_exec", "closed")
 def test_a_crash_of_ours_blocks(gemini, home, tmp_path):
     broken = tmp_path / "broken_plugin.py"
     broken.write_text("raise RuntimeError('plugin exploded at import')\n")
@@ -107,6 +112,7 @@ def pre_tool(event):
 """
 
 
+@pytest.mark.proves("gemini", "pre_tool", "rewrite")
 def test_a_rewrite_that_removes_an_argument_runs_as_rewritten(gemini, home, tmp_path):
     """Gemini CLI replaces the arguments and revalidates them: a removed key must be absent, not null."""
     hook = tmp_path / "rewrite.py"
@@ -130,6 +136,7 @@ def stop_gate(event, ctx):
 
 
 @pytest.mark.parametrize(("wanted", "limit", "runs"), [(2, 3, 2), (99, 1, 2)])
+@pytest.mark.proves("gemini", "stop_gate", "block", "continue")
 def test_the_stop_gate_keeps_gemini_working_within_the_limit(gemini, home, tmp_path, wanted, limit, runs):
     gate = tmp_path / "gate.py"
     gate.write_text(GATE.replace("WANTED", str(wanted)))

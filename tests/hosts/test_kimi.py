@@ -13,9 +13,10 @@ import pytest
 from agent_hooks_core.bridges.kimi import install as km
 
 from .fakemodel import FakeModel, say, tool_call
+from .pins import PINS
 from .serve_support import private_server
 
-VERSION = "1.51.0"
+VERSION = PINS["kimi"]
 
 CONFIG = """\
 default_model = "fake"
@@ -78,6 +79,7 @@ def install(argv: list[str] | None = None) -> None:
     km.plan_install(argv=argv).apply()
 
 
+@pytest.mark.proves("kimi", "pre_tool", "block")
 def test_rm_rf_home_is_denied_with_the_reason(kimi, home):
     install()
     results, _ = run_kimi(kimi, home, [tool_call("Shell", {"command": "rm -rf ~"}), say("ok")])
@@ -117,6 +119,7 @@ def stop_gate(event):
 """
 
 
+@pytest.mark.proves("kimi", "stop_gate", "block", "continue")
 def test_the_stop_gate_gets_one_more_turn(kimi, home, tmp_path):
     gate = tmp_path / "gate.py"
     gate.write_text(GATE)

@@ -21,8 +21,9 @@ except ImportError:  # pragma: no cover - until the stdio transport is installed
 from agent_hooks_core.bridges.opencode import install as oc
 
 from .fake_chat import FakeChat
+from .pins import PINS
 
-VERSION = "1.18.33"
+VERSION = PINS["opencode"]
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 QUIET = {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
          "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_SHARE": "1"}
@@ -62,6 +63,7 @@ def run_opencode(opencode: Path, home: Path, command: str) -> list[str]:
         return fake.tool_results()
 
 
+@pytest.mark.proves("opencode", "pre_tool", "block")
 def test_rm_rf_home_is_denied(opencode, home):
     oc.plan_install("user").apply()
     results = run_opencode(opencode, home, "sudo rm -rf ~")
@@ -69,6 +71,7 @@ def test_rm_rf_home_is_denied(opencode, home):
     assert "[guard:rm-broad]" in results[0], results
 
 
+@pytest.mark.proves("opencode", "pre_tool_output", "rewrite")
 def test_benign_runs_and_secret_is_redacted(opencode, home):
     oc.plan_install("user").apply()
     results = run_opencode(opencode, home, f"echo benign-ran token={SECRET}")
@@ -76,6 +79,8 @@ def test_benign_runs_and_secret_is_redacted(opencode, home):
     assert SECRET not in results[0] and "[REDACTED:github-token]" in results[0]
 
 
+@pytest.mark.proves("opencode", "pre_tool", "closed")
+@pytest.mark.proves("opencode", "pre_shell_exec", "closed")
 def test_a_server_that_cannot_start_blocks(opencode, home):
     oc.plan_install("user", python=str(home / "no-such-python")).apply()
     results = run_opencode(opencode, home, "echo should-not-run > ran.txt")
@@ -83,6 +88,8 @@ def test_a_server_that_cannot_start_blocks(opencode, home):
     assert "fail-closed" in results[0], results
 
 
+@pytest.mark.proves("opencode", "pre_tool", "closed")
+@pytest.mark.proves("opencode", "pre_shell_exec", "closed")
 def test_a_plugin_that_fails_to_load_blocks(opencode, home, tmp_path):
     broken = tmp_path / "broken_plugin.py"
     broken.write_text("raise RuntimeError('plugin exploded at import')\n")

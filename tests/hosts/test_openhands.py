@@ -15,9 +15,10 @@ from agent_hooks_core.bridges.openhands import install as oh
 
 from .fakemodel import say, tool_call
 from .netns import run_isolated
+from .pins import PINS
 from .serve_support import private_server
 
-VERSION = "1.16.0"
+VERSION = PINS["openhands"]
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +64,7 @@ def install(argv: list[str] | None = None, scope: str = "user", project: Path | 
     oh.plan_install(scope, project, argv=argv).apply()
 
 
+@pytest.mark.proves("openhands", "pre_tool", "block")
 def test_rm_rf_home_is_denied_with_the_reason(openhands, home):
     install()
     results = run_openhands(openhands, home, [shell("rm -rf ~"), say("ok")])

@@ -99,6 +99,8 @@ class Run:
         return not any(alive(p) for p in self.servers)
 
 
+@pytest.mark.proves("pi", "pre_tool", "block")
+@pytest.mark.proves("omp", "pre_tool", "block")
 def test_guard_blocks_rm_rf_home_and_a_benign_command_runs(agent, hooks_venv, tmp_path):
     r = Run(agent, hooks_venv, tmp_path, [])
     r.model.turns = [tool_call("bash", {"command": "rm -rf ~"}, before=r.watch),
@@ -116,6 +118,10 @@ def test_guard_blocks_rm_rf_home_and_a_benign_command_runs(agent, hooks_venv, tm
     assert r.no_orphans()
 
 
+@pytest.mark.proves("pi", "pre_tool", "closed")
+@pytest.mark.proves("pi", "pre_shell_exec", "closed")
+@pytest.mark.proves("omp", "pre_tool", "closed")
+@pytest.mark.proves("omp", "pre_shell_exec", "closed")
 def test_a_killed_server_blocks_the_next_tool_call_and_the_one_after_runs(agent, hooks_venv, tmp_path):
     r = Run(agent, hooks_venv, tmp_path, [])
     r.model.turns = [tool_call("bash", {"command": "echo first-ran"}, before=r.watch),
@@ -156,6 +162,8 @@ PIPED = "echo ZWNobyBwaXBlZC1yYW4K | base64 -d | sh"  # prints piped-ran; the gu
     (False, "base64 -d output run by sh [guard:pipe-to-shell] (the user said no)"),
     (True, "piped-ran"),
 ])
+@pytest.mark.proves("pi", "pre_tool", "ask")
+@pytest.mark.proves("omp", "pre_tool", "ask")
 def test_the_guard_asks_through_the_agents_own_ui(agent, hooks_venv, tmp_path, confirmed, expected):
     """RPC mode has a UI (the client answers its dialogs): ctx.ui.confirm reaches it and the answer counts."""
     r = Run(agent, hooks_venv, tmp_path, [tool_call("bash", {"command": PIPED}), say("done")])
@@ -191,6 +199,10 @@ def test_the_guard_asks_through_the_agents_own_ui(agent, hooks_venv, tmp_path, c
     assert expected in result
 
 
+@pytest.mark.proves("pi", "pre_tool", "closed")
+@pytest.mark.proves("pi", "pre_shell_exec", "closed")
+@pytest.mark.proves("omp", "pre_tool", "closed")
+@pytest.mark.proves("omp", "pre_shell_exec", "closed")
 def test_a_hung_server_blocks_that_tool_call_and_is_replaced(agent, hooks_venv, tmp_path):
     """A plugin that hangs past the extension's timeout: that call blocks, the server is killed,
     the next call runs on a fresh one."""
@@ -261,6 +273,8 @@ def pre_tool(event):
 """
 
 
+@pytest.mark.proves("pi", "pre_tool", "rewrite")
+@pytest.mark.proves("omp", "pre_tool", "rewrite")
 def test_a_rewritten_tool_call_runs_as_rewritten(agent, hooks_venv, tmp_path):
     """pi applies it through event.input; omp through the result's input, which it revalidates."""
     r = Run(agent, hooks_venv, tmp_path, [tool_call("bash", {"command": "echo original"}), say("done")])
@@ -286,6 +300,7 @@ def stop_gate(event, ctx):
 
 @pytest.mark.parametrize("agent", ["omp"], indirect=True)  # pi 0.73.1 has no stop event a hook can answer
 @pytest.mark.parametrize(("wanted", "limit", "runs"), [(2, 3, 2), (99, 1, 2)])
+@pytest.mark.proves("omp", "stop_gate", "block", "continue")
 def test_the_stop_gate_keeps_omp_working_within_the_limit(agent, hooks_venv, tmp_path, wanted, limit, runs):
     turns = [tool_call("bash", {"command": "echo ran >> RUNS"}), say("done")] * 3
     r = Run(agent, hooks_venv, tmp_path, turns)

@@ -55,6 +55,7 @@ def install(argv: list[str] | None = None) -> None:
     qwen.INSTALLER.plan_install("user", argv=argv).apply()
 
 
+@pytest.mark.proves("qwen", "pre_tool", "block")
 def test_rm_rf_home_is_denied_with_the_reason(cli, home):
     install()
     outputs = run_qwen(cli, home, [tool_call("run_shell_command", {"command": "rm -rf ~"}), say("ok")])
@@ -68,6 +69,8 @@ def test_benign_runs(cli, home):
     assert "benign-ran" in outputs[0] and "guard" not in outputs[0], outputs
 
 
+@pytest.mark.proves("qwen", "pre_tool", "closed")
+@pytest.mark.proves("qwen", "pre_shell_exec", "closed")
 def test_a_crash_of_ours_blocks(cli, home, tmp_path):
     broken = tmp_path / "broken_plugin.py"
     broken.write_text("raise RuntimeError('plugin exploded at import')\n")
@@ -90,6 +93,7 @@ def stop_gate(event, ctx):
 
 
 @pytest.mark.parametrize(("wanted", "limit", "runs"), [(2, 3, 2), (99, 1, 2)])
+@pytest.mark.proves("qwen", "stop_gate", "block", "continue")
 def test_the_stop_gate_keeps_qwen_working_within_the_limit(cli, home, tmp_path, wanted, limit, runs):
     import os
 

@@ -8,6 +8,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.support.venvs import Venv
 
 from .fake_anthropic import FakeAnthropic
@@ -17,6 +19,7 @@ from .test_claude_code import claude
 __all__ = ["claude", "sandbox_venv", "world"]  # fixtures
 
 
+@pytest.mark.proves("claude-code", "pre_tool", "rewrite")
 def test_claude_code_runs_the_command_sandboxed(claude: Path, sandbox_venv: Venv, world: dict[str, str]) -> None:
     env = env_of(world)
     proc = sandbox_venv.run("agenthooks", "install", "claude-code", env=env)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.support.venvs import Venv
 
 from .fake_responses import FakeResponses
@@ -16,6 +18,7 @@ from .test_codex import VERSION
 __all__ = ["sandbox_venv", "world"]  # fixtures
 
 
+@pytest.mark.proves("codex", "pre_tool", "rewrite")
 def test_codex_runs_the_command_sandboxed(npm_tool, sandbox_venv: Venv, world: dict[str, str]) -> None:
     codex = npm_tool("@openai/codex", VERSION, "codex")
     home = Path(world["HOME"])

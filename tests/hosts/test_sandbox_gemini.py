@@ -8,6 +8,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.support.venvs import Venv
 
 from .fake_gemini import FakeGemini
@@ -17,6 +19,7 @@ from .test_gemini import VERSION
 __all__ = ["sandbox_venv", "world"]  # fixtures
 
 
+@pytest.mark.proves("gemini", "pre_tool", "rewrite")
 def test_gemini_runs_the_command_sandboxed(npm_tool, sandbox_venv: Venv, world: dict[str, str]) -> None:
     gemini = npm_tool("@google/gemini-cli", VERSION, "gemini")
     home = Path(world["HOME"])

@@ -8,6 +8,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.support.venvs import Venv
 
 from .fake_chat import FakeChat
@@ -17,6 +19,7 @@ from .test_opencode import QUIET, VERSION
 __all__ = ["sandbox_venv", "world"]  # fixtures
 
 
+@pytest.mark.proves("opencode", "pre_tool", "rewrite")
 def test_opencode_runs_the_command_sandboxed(npm_tool, sandbox_venv: Venv, world: dict[str, str]) -> None:
     opencode = npm_tool("opencode-ai", VERSION, "opencode")
     project = Path(world["project"])

@@ -20,6 +20,8 @@ __all__ = ["sandbox_venv", "world"]  # fixtures
 
 
 @pytest.mark.parametrize("host", ["pi", "omp"])
+@pytest.mark.proves("pi", "pre_tool", "rewrite")
+@pytest.mark.proves("omp", "pre_tool", "rewrite")
 def test_pi_runs_the_command_sandboxed(host: str, npm_tool: Any, sandbox_venv: Venv, world: dict[str, str]) -> None:
     agent = make_agent(host, npm_tool)
     home = Path(world["HOME"])

@@ -13,9 +13,10 @@ import pytest
 from agent_hooks_core.bridges.vibe import install as vb
 
 from .fakemodel import FakeModel, say, tool_call
+from .pins import PINS
 from .serve_support import private_server
 
-VERSION = "3.0.2"
+VERSION = PINS["vibe"]
 
 CONFIG = """\
 active_model = "fake"
@@ -78,6 +79,7 @@ def install(argv: list[str] | None = None, scope: str = "user", project: Path | 
     vb.plan_install(scope, project, argv=argv).apply()
 
 
+@pytest.mark.proves("vibe", "pre_tool", "block")
 def test_rm_rf_home_is_denied_with_the_reason(vibe, home):
     install()
     results = run_vibe(vibe, home, [tool_call("bash", {"command": "rm -rf ~"}), say("ok")])
@@ -91,6 +93,8 @@ def test_benign_runs(vibe, home):
     assert "benign-ran" in results[0] and "guard" not in results[0], results
 
 
+@pytest.mark.proves("vibe", "pre_tool", "closed")
+@pytest.mark.proves("vibe", "pre_shell_exec", "closed")
 def test_a_crash_of_ours_blocks(vibe, home, tmp_path):
     broken = tmp_path / "broken_plugin.py"
     broken.write_text("raise RuntimeError('plugin exploded at import')\n")
@@ -100,6 +104,8 @@ def test_a_crash_of_ours_blocks(vibe, home, tmp_path):
     assert "fail-closed" in results[0], results
 
 
+@pytest.mark.proves("vibe", "pre_tool", "closed")
+@pytest.mark.proves("vibe", "pre_shell_exec", "closed")
 def test_a_bridge_that_cannot_start_blocks(vibe, home, tmp_path):
     """strict = true: a hook command that does not even run is a deny, not a silent allow."""
     install([str(tmp_path / "gone" / "agenthooks"), "vibe"])
@@ -129,6 +135,7 @@ def pre_tool(event):
 """
 
 
+@pytest.mark.proves("vibe", "pre_tool", "rewrite")
 def test_a_rewrite_runs_as_rewritten(vibe, home, tmp_path):
     hook = tmp_path / "rewrite.py"
     hook.write_text(REWRITE)
@@ -140,6 +147,7 @@ def test_a_rewrite_runs_as_rewritten(vibe, home, tmp_path):
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
 
+@pytest.mark.proves("vibe", "pre_tool_output", "rewrite")
 def test_a_secret_in_the_output_is_redacted(vibe, home):
     install()
     results = run_vibe(vibe, home, [tool_call("bash", {"command": f"echo token={SECRET}"}), say("ok")])
@@ -155,6 +163,7 @@ def stop_gate(event):
 """
 
 
+@pytest.mark.proves("vibe", "stop_gate", "block", "continue")
 def test_the_stop_gate_keeps_vibe_working_within_the_limit(vibe, home, tmp_path):
     gate = tmp_path / "gate.py"
     gate.write_text(GATE)

@@ -5,6 +5,9 @@ from __future__ import annotations
 from ...hookspecs.markers import hookimpl
 from ..record import Cap, Config, Host, Timeout
 
+#: the version the real-agent tests run (tests/hosts/test_claude_code.py)
+PROVEN = "2.1.330"
+
 #: Claude Code events with a canonical counterpart (the rest go to the ``host_event`` hook)
 MAPPED_EVENTS = (
     "SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PostToolUse",
@@ -20,7 +23,7 @@ CAPABILITIES: dict[str, Cap] = {
 "pre_message": Cap("UserPromptSubmit", block=True, rewrite=True,
                    note="a rewritten prompt reaches the model as additionalContext"),
 "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, note="as additionalContext"),
-"pre_tool": Cap("PreToolUse", block=True, rewrite=True, closed=True),
+"pre_tool": Cap("PreToolUse", block=True, rewrite=True, closed=True, proven=PROVEN),
 "pre_shell_exec": Cap("PreToolUse Bash|PowerShell", block=True, closed=True),
 "pre_file_write": Cap("PreToolUse Write|Edit|NotebookEdit", block=True, closed=True),
 "pre_file_read": Cap("PreToolUse Read|Grep|Glob", block=True, closed=True),
@@ -31,7 +34,7 @@ CAPABILITIES: dict[str, Cap] = {
 "pre_compact": Cap("PreCompact", block=True),
 "post_compact": Cap("PostCompact"),
 "agent_end": Cap("Stop"),
-"stop_gate": Cap("Stop, SubagentStop", block=True,
+"stop_gate": Cap("Stop, SubagentStop", block=True, proven=PROVEN,
                  note="continue = decision block, the reason as the next instruction"),
 "permission_request": Cap("PermissionRequest", block=True, rewrite=True, closed=True,
                           note="deny; allow (approvers) skips the prompt, with updatedInput"),

@@ -5,6 +5,9 @@ from __future__ import annotations
 from ...hookspecs.markers import hookimpl
 from ..record import Cap, Config, Host, Timeout
 
+#: the version the real-agent tests run (tests/hosts/test_codex.py)
+PROVEN = "0.169.0"
+
 #: the 14 hook events of Codex 0.169.0 (PreModelRequest and PostModelRequest are observe-only)
 EVENTS = (
     "SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
@@ -20,7 +23,7 @@ CAPABILITIES: dict[str, Cap] = {
     "pre_message": Cap("UserPromptSubmit", block=True, rewrite=True,
                        note="a rewritten prompt reaches the model as additionalContext"),
     "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, note="as additionalContext"),
-    "pre_tool": Cap("PreToolUse (Bash, apply_patch, MCP)", block=True, rewrite=True, closed=True,
+    "pre_tool": Cap("PreToolUse (Bash, apply_patch, MCP)", block=True, rewrite=True, closed=True, proven=PROVEN,
                     note="not for web search or other built-in tools (Codex does not hook them)"),
     "pre_shell_exec": Cap("PreToolUse Bash", block=True, closed=True),
     "pre_file_write": Cap("PreToolUse apply_patch (one call per file)", block=True, closed=True),
@@ -30,7 +33,7 @@ CAPABILITIES: dict[str, Cap] = {
     "pre_compact": Cap("PreCompact", block=True),
     "post_compact": Cap("PostCompact"),
     "agent_end": Cap("Stop"),
-    "stop_gate": Cap("Stop, SubagentStop", block=True,
+    "stop_gate": Cap("Stop, SubagentStop", block=True, proven=PROVEN,
                      note="continue = decision block, the reason as the next prompt"),
     "permission_request": Cap("PermissionRequest", block=True, closed=True,
                               note="deny; allow (approvers) skips the prompt; Codex takes no updated input"),

@@ -5,6 +5,9 @@ from __future__ import annotations
 from ...hookspecs.markers import hookimpl
 from ..record import Cap, Config, Host, Timeout
 
+#: the version the real-agent tests run (tests/hosts/test_gemini.py)
+PROVEN = "0.61.0"
+
 EVENTS = (
     "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
     "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification",
@@ -18,7 +21,7 @@ CAPABILITIES: dict[str, Cap] = {
     "pre_message": Cap("BeforeAgent", block=True, rewrite=True,
                        note="a rewritten prompt reaches the model as additionalContext"),
     "pre_system_prompt": Cap("BeforeAgent", rewrite=True, note="as additionalContext, every turn"),
-    "pre_tool": Cap("BeforeTool", block=True, rewrite=True, closed=True,
+    "pre_tool": Cap("BeforeTool", block=True, rewrite=True, closed=True, proven=PROVEN,
                     note="tool_input replaces the arguments (revalidated); a hook timeout lets the tool run"),
     "pre_shell_exec": Cap("BeforeTool run_shell_command", block=True, closed=True),
     "pre_file_write": Cap("BeforeTool write_file|replace", block=True, closed=True),
@@ -33,7 +36,7 @@ CAPABILITIES: dict[str, Cap] = {
                          note="an allowlist of built-in tools; Gemini unions all hooks' lists"),
     "pre_compact": Cap("PreCompress", note="advisory: Gemini sends it before every model call"),
     "agent_end": Cap("AfterAgent"),
-    "stop_gate": Cap("AfterAgent", block=True, note="continue = decision deny, the reason as a new prompt"),
+    "stop_gate": Cap("AfterAgent", block=True, proven=PROVEN, note="continue = decision deny, the reason as a new prompt"),
     "host_event": Cap("AfterModel, Notification"),
 }
 

@@ -9,16 +9,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...hookspecs.markers import hookimpl
-from ..record import Config, Host, Timeout
+from ..record import Config, Host, Timeout, with_proven
 
 if TYPE_CHECKING:
     from ..record import Cap
+
+#: the version the real-agent tests run (tests/hosts/test_pi.py) and the hooks they prove there
+PROVEN = "18.2.3"
+PROVEN_HOOKS = ("pre_tool", "stop_gate")
 
 
 def _capabilities() -> dict[str, Cap]:
     from ..pi import capabilities
 
-    return capabilities("omp")
+    return with_proven(capabilities("omp"), PROVEN, PROVEN_HOOKS)
 
 
 def _events() -> dict[str, tuple[str, ...]]:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from ...hookspecs.markers import hookimpl
 from ..record import Cap, Config, Host, Timeout
 
+#: the version the real-agent tests run (tests/hosts/test_opencode.py)
+PROVEN = "1.18.33"
+
 EVENTS = (
     "tool.execute.before", "tool.execute.after", "chat.message", "chat.params",
     "experimental.chat.system.transform", "experimental.session.compacting", "event",
@@ -17,7 +20,7 @@ CAPABILITIES: dict[str, Cap] = {
     "on_end": Cap("event session.deleted", note="not when OpenCode just exits"),
     "pre_message": Cap("chat.message", block=True, rewrite=True),
     "pre_system_prompt": Cap("experimental.chat.system.transform", rewrite=True),
-    "pre_tool": Cap("tool.execute.before", block=True, rewrite=True, closed=True),
+    "pre_tool": Cap("tool.execute.before", block=True, rewrite=True, closed=True, proven=PROVEN),
     "pre_shell_exec": Cap("tool.execute.before bash", block=True, closed=True),
     "pre_file_write": Cap("tool.execute.before write|edit|patch", block=True, closed=True),
     "pre_file_read": Cap("tool.execute.before read|glob|grep|list", block=True, closed=True),

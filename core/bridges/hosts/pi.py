@@ -9,16 +9,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...hookspecs.markers import hookimpl
-from ..record import Config, Host, Timeout
+from ..record import Config, Host, Timeout, with_proven
 
 if TYPE_CHECKING:
     from ..record import Cap
+
+#: the version the real-agent tests run (tests/hosts/test_pi.py) and the hooks they prove there
+PROVEN = "0.73.1"
+PROVEN_HOOKS = ("pre_tool",)
 
 
 def _capabilities() -> dict[str, Cap]:
     from ..pi import capabilities
 
-    return capabilities("pi")
+    return with_proven(capabilities("pi"), PROVEN, PROVEN_HOOKS)
 
 
 def _events() -> dict[str, tuple[str, ...]]:
