@@ -205,6 +205,15 @@ def markdown() -> str:
            "Every host agent-hooks wires into, how it talks to us, and what each canonical hook can do there. "
            "`agenthooks hosts` prints this table plus what is installed and wired on your machine "
            "(`--json` for scripts). Each host's page says how the mapping works and which facts it relies on.", "",
+           "`agenthooks hosts HOST` shows one host in full: what it does when we fail, its own hook timeout, and the "
+           "version each capability was proven on against the one installed. `agenthooks hosts --verify HOST` "
+           "checks your own wiring without running the agent (that would need a model): the agent's version, our "
+           "hooks in its configuration, its trust and enable switches (Codex hook trust, Gemini CLI, Copilot and "
+           "Vibe folder trust, Droid's `hooks` wrapper), and every configured command line of the gating event, "
+           "run exactly as the host runs it, blocking a tool call it cannot check (one with no tool input, which "
+           "every bridge denies; nothing runs and no plugin has to be enabled). It prints a checklist and exits 0 "
+           "when every check passes, 1 when one fails. For the extension hosts (pi, omp, OpenCode) there is no "
+           "command line to run: it checks the extension file.", "",
            "| host | page | transport |", "| --- | --- | --- |"]
     for h in hs:
         record = registry.get(h)

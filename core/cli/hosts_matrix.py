@@ -149,11 +149,44 @@ def detail(name: str, cwd: str | None, width: int) -> list[str]:
     return lines
 
 
+def _verify(name: str, cwd: str | None, as_json: bool) -> int:
+    """``hosts --verify HOST``: the checklist; 0 when nothing failed, 1 otherwise."""
+    from ..bridges import registry
+    from ..bridges.verify import verify
+
+    record = registry.find(name)
+    if record is None:
+        common.fail(f"unknown host {name!r} (known: {', '.join(registry.names())})")
+    checks = verify(record.name, cwd)
+    failed = [c for c in checks if c.status == "fail"]
+    if as_json:
+        typer.echo(json.dumps({"host": record.name, "ok": not failed,
+                               "checks": [{"status": c.status, "message": c.message} for c in checks]}, indent=2))
+        return 1 if failed else 0
+    from rich.text import Text
+
+    from .tables import hanging
+
+    out = common.console()
+    out.print(f"{common.esc(record.title)} ({record.name}): the wiring on this machine", soft_wrap=True)
+    for check in checks:
+        label, style = {"ok": ("ok", "green"), "fail": ("FAIL", "red"), "note": ("note", "cyan")}[check.status]
+        for line in hanging(Text.assemble("  ", (f"{label:<5}", style), " "), check.message, out.width):
+            out.print(line, soft_wrap=True)
+    out.print(f"{len(failed)} check(s) failed" if failed else "every check passed (the agent itself was not run: "
+              "it needs a model)", soft_wrap=True)
+    return 1 if failed else 0
+
+
 def register(app: typer.Typer) -> None:
     @app.command("hosts")
     def hosts_cmd(
         name: str | None = typer.Argument(None, help="one host, shown in full", show_default=False),
         as_json: bool = typer.Option(False, "--json", help="print the matrix as JSON"),
+        verify_host: str | None = typer.Option(
+            None, "--verify", metavar="HOST",
+            help="check HOST's wiring here: our hooks configured, its trust switches on, and the configured "
+                 "command blocking a tool call it cannot check; exit 1 when something fails"),
         project_dir: Path | None = typer.Option(None, "--dir", help="the project directory (default: here)",
                                                 file_okay=False),
     ) -> None:
@@ -163,6 +196,8 @@ def register(app: typer.Typer) -> None:
         if project_dir is not None and not project_dir.is_dir():
             common.fail(f"--dir {project_dir}: no such directory")
         cwd = str(project_dir) if project_dir else None
+        if verify_host is not None:
+            raise typer.Exit(_verify(verify_host, cwd, as_json))
         if name is not None:
             record = registry.find(name)
             if record is None:
