@@ -15,6 +15,7 @@ from agent_hooks_core.bridges.codex import install as cx
 
 from .fake_responses import FakeResponses
 from .pins import PINS
+from .probes import FORBIDDEN, REASON, hook_file
 from .serve_support import private_server
 
 VERSION = PINS["codex"]
@@ -97,6 +98,14 @@ def test_a_crash_of_ours_blocks(codex, home, tmp_path):
     outputs, _ = run_codex(codex, home, [("shell", "echo should-not-run"), ("text", "ok")], argv=argv)
     assert "should-not-run" not in outputs[0].replace("echo should-not-run", "")
     assert "fail-closed" in outputs[0], outputs
+
+
+@pytest.mark.proves("codex", "pre_shell_exec", "block")
+def test_a_shell_gate_blocks_with_the_reason(codex, home, tmp_path):
+    argv = [sys.executable, "-m", "agent_hooks_core", "codex", "--hook", str(hook_file(tmp_path))]
+    outputs, _ = run_codex(codex, home, [("shell", FORBIDDEN), ("text", "ok")], argv=argv)
+    assert not (home / "project" / "ran.txt").exists()
+    assert REASON in outputs[0], outputs
 
 
 def test_untrusted_hooks_are_skipped_and_doctor_says_so(codex, home):

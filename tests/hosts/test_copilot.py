@@ -15,6 +15,7 @@ from agent_hooks_core.bridges import copilot
 
 from .fakemodel import FakeModel, say, tool_call
 from .npm_agents import agents, base_env, run, write_json
+from .probes import FORBIDDEN, REASON, hook_file
 from .serve_support import private_server
 
 
@@ -80,6 +81,17 @@ def test_a_crash_of_ours_blocks(cli, home, tmp_path):
     outputs = run_copilot(cli, home, "echo x > ran.txt")
     assert not (home / "project" / "ran.txt").exists()
     assert "fail-closed" in outputs[0], outputs
+
+
+@pytest.mark.proves("copilot", "pre_shell_exec", "block")
+@pytest.mark.proves("copilot", "pre_tool", "rewrite")
+def test_a_shell_gate_blocks_and_a_rewrite_runs_as_rewritten(cli, home, tmp_path):
+    install([sys.executable, "-m", "agent_hooks_core", "copilot", "--hook", str(hook_file(tmp_path))])
+    blocked = run_copilot(cli, home, FORBIDDEN)
+    assert not (home / "project" / "ran.txt").exists()
+    assert REASON in blocked[0], blocked
+    rewritten = run_copilot(cli, home, "echo original")
+    assert "rewritten-ran" in rewritten[0] and "original" not in rewritten[0], rewritten
 
 
 def test_repository_hooks_run_only_in_a_trusted_folder_and_doctor_says_so(cli, home, monkeypatch):

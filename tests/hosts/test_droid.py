@@ -15,6 +15,7 @@ from agent_hooks_core.bridges import droid
 
 from .netns_run import run_in_netns
 from .npm_agents import agents, base_env
+from .probes import FORBIDDEN, REASON, hook_file
 from .serve_support import private_server
 
 
@@ -80,6 +81,17 @@ def test_a_crash_of_ours_blocks(cli, home, tmp_path):
     outputs = run_droid(cli, home, "echo x > ran.txt")
     assert not (home / "project" / "ran.txt").exists()
     assert "fail-closed" in outputs[0], outputs
+
+
+@pytest.mark.proves("droid", "pre_shell_exec", "block")
+@pytest.mark.proves("droid", "pre_tool", "rewrite")
+def test_a_shell_gate_blocks_and_a_rewrite_runs_as_rewritten(cli, home, tmp_path):
+    install([sys.executable, "-m", "agent_hooks_core", "droid", "--hook", str(hook_file(tmp_path))])
+    blocked = run_droid(cli, home, FORBIDDEN)
+    assert not (home / "project" / "ran.txt").exists()
+    assert REASON in blocked[0], blocked
+    rewritten = run_droid(cli, home, "echo original")
+    assert "rewritten-ran" in rewritten[0] and "original" not in rewritten[0], rewritten
 
 
 def test_a_hooks_wrapper_is_ignored_by_droid_and_reported_by_doctor(cli, home):

@@ -15,6 +15,7 @@ from agent_hooks_core.bridges.gemini import install as gm
 
 from .fake_gemini import FakeGemini
 from .pins import PINS
+from .probes import FORBIDDEN, REASON, hook_file
 from .serve_support import private_server
 
 VERSION = PINS["gemini"]
@@ -93,6 +94,14 @@ def test_a_crash_of_ours_blocks(gemini, home, tmp_path):
     outputs = run_gemini(gemini, home, [("shell", "echo should-not-run > ran.txt"), ("text", "ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert "fail-closed" in outputs[0], outputs
+
+
+@pytest.mark.proves("gemini", "pre_shell_exec", "block")
+def test_a_shell_gate_blocks_with_the_reason(gemini, home, tmp_path):
+    install([sys.executable, "-m", "agent_hooks_core", "gemini", "--hook", str(hook_file(tmp_path))])
+    outputs = run_gemini(gemini, home, [("shell", FORBIDDEN), ("text", "ok")])
+    assert not (home / "project" / "ran.txt").exists()
+    assert REASON in outputs[0], outputs
 
 
 def test_project_hooks_load_in_a_trusted_folder_only(gemini, home):

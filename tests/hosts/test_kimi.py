@@ -14,6 +14,7 @@ from agent_hooks_core.bridges.kimi import install as km
 
 from .fakemodel import FakeModel, say, tool_call
 from .pins import PINS
+from .probes import FORBIDDEN, REASON, hook_file
 from .serve_support import private_server
 
 VERSION = PINS["kimi"]
@@ -100,6 +101,14 @@ def test_a_crash_of_ours_blocks(kimi, home, tmp_path):
     results, _ = run_kimi(kimi, home, [tool_call("Shell", {"command": "echo should-not-run > ran.txt"}), say("ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert "fail-closed" in results[0], results
+
+
+@pytest.mark.proves("kimi", "pre_shell_exec", "block")
+def test_a_shell_gate_blocks_with_the_reason(kimi, home, tmp_path):
+    install([sys.executable, "-m", "agent_hooks_core", "kimi", "--hook", str(hook_file(tmp_path))])
+    results, _ = run_kimi(kimi, home, [tool_call("Shell", {"command": FORBIDDEN}), say("ok")])
+    assert not (home / "project" / "ran.txt").exists()
+    assert REASON in results[0], results
 
 
 def test_a_hook_that_cannot_start_fails_open_and_doctor_says_so(kimi, home, tmp_path):

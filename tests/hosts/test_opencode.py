@@ -22,6 +22,7 @@ from agent_hooks_core.bridges.opencode import install as oc
 
 from .fake_chat import FakeChat
 from .pins import PINS
+from .probes import FORBIDDEN, REASON, hook_file
 
 VERSION = PINS["opencode"]
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -97,3 +98,12 @@ def test_a_plugin_that_fails_to_load_blocks(opencode, home, tmp_path):
     results = run_opencode(opencode, home, "echo should-not-run > ran.txt")
     assert not (home / "project" / "ran.txt").exists()
     assert "exploded" in results[0] or "fail-closed" in results[0], results
+
+
+@pytest.mark.proves("opencode", "pre_shell_exec", "block")
+def test_a_shell_gate_blocks_with_the_reason(opencode, home, tmp_path):
+    oc.plan_install("project", home / "project", python=sys.executable,
+                    args=["--hook", str(hook_file(tmp_path))]).apply()
+    results = run_opencode(opencode, home, FORBIDDEN)
+    assert not (home / "project" / "ran.txt").exists()
+    assert REASON in results[0], results

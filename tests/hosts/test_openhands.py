@@ -16,6 +16,7 @@ from agent_hooks_core.bridges.openhands import install as oh
 from .fakemodel import say, tool_call
 from .netns import run_isolated
 from .pins import PINS
+from .probes import FORBIDDEN, REASON, hook_file
 from .serve_support import private_server
 
 VERSION = PINS["openhands"]
@@ -85,6 +86,14 @@ def test_a_crash_of_ours_blocks(openhands, home, tmp_path):
     results = run_openhands(openhands, home, [shell("echo should-not-run > ran.txt"), say("ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert any("fail-closed" in r for r in results), results
+
+
+@pytest.mark.proves("openhands", "pre_shell_exec", "block")
+def test_a_shell_gate_blocks_with_the_reason(openhands, home, tmp_path):
+    install([sys.executable, "-m", "agent_hooks_core", "openhands", "--hook", str(hook_file(tmp_path))])
+    results = run_openhands(openhands, home, [shell(FORBIDDEN), say("ok")])
+    assert not (home / "project" / "ran.txt").exists()
+    assert any(REASON in r for r in results), results
 
 
 def test_a_project_hooks_json_shadows_the_users_and_doctor_says_so(openhands, home):

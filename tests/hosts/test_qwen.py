@@ -13,6 +13,7 @@ from agent_hooks_core.bridges import qwen
 
 from .fakemodel import FakeModel, say, tool_call
 from .npm_agents import agents, base_env, run, write_json
+from .probes import FORBIDDEN, REASON, hook_file
 from .serve_support import private_server
 
 
@@ -78,6 +79,14 @@ def test_a_crash_of_ours_blocks(cli, home, tmp_path):
     outputs = run_qwen(cli, home, [tool_call("run_shell_command", {"command": "echo x > ran.txt"}), say("ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert "fail-closed" in outputs[0], outputs
+
+
+@pytest.mark.proves("qwen", "pre_shell_exec", "block")
+def test_a_shell_gate_blocks_with_the_reason(cli, home, tmp_path):
+    install([sys.executable, "-m", "agent_hooks_core", "qwen", "--hook", str(hook_file(tmp_path))])
+    blocked = run_qwen(cli, home, [tool_call("run_shell_command", {"command": FORBIDDEN}), say("ok")])
+    assert not (home / "project" / "ran.txt").exists()
+    assert REASON in blocked[0], blocked
 
 
 GATE = """

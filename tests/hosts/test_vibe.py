@@ -14,6 +14,7 @@ from agent_hooks_core.bridges.vibe import install as vb
 
 from .fakemodel import FakeModel, say, tool_call
 from .pins import PINS
+from .probes import FORBIDDEN, REASON, hook_file
 from .serve_support import private_server
 
 VERSION = PINS["vibe"]
@@ -102,6 +103,14 @@ def test_a_crash_of_ours_blocks(vibe, home, tmp_path):
     results = run_vibe(vibe, home, [tool_call("bash", {"command": "echo should-not-run > ran.txt"}), say("ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert "fail-closed" in results[0], results
+
+
+@pytest.mark.proves("vibe", "pre_shell_exec", "block")
+def test_a_shell_gate_blocks_with_the_reason(vibe, home, tmp_path):
+    install([sys.executable, "-m", "agent_hooks_core", "vibe", "--hook", str(hook_file(tmp_path))])
+    results = run_vibe(vibe, home, [tool_call("bash", {"command": FORBIDDEN}), say("ok")])
+    assert not (home / "project" / "ran.txt").exists()
+    assert REASON in results[0], results
 
 
 @pytest.mark.proves("vibe", "pre_tool", "closed")

@@ -25,7 +25,7 @@ CAPABILITIES: dict[str, Cap] = {
     "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, note="as additionalContext"),
     "pre_tool": Cap("PreToolUse (Bash, apply_patch, MCP)", block=True, rewrite=True, closed=True, proven=PROVEN,
                     note="not for web search or other built-in tools (Codex does not hook them)"),
-    "pre_shell_exec": Cap("PreToolUse Bash", block=True, closed=True),
+    "pre_shell_exec": Cap("PreToolUse Bash", block=True, closed=True, proven=PROVEN),
     "pre_file_write": Cap("PreToolUse apply_patch (one call per file)", block=True, closed=True),
     "post_tool": Cap("PostToolUse"),
     "pre_tool_output": Cap("PostToolUse", block=True, rewrite=True,

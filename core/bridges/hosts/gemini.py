@@ -23,7 +23,7 @@ CAPABILITIES: dict[str, Cap] = {
     "pre_system_prompt": Cap("BeforeAgent", rewrite=True, note="as additionalContext, every turn"),
     "pre_tool": Cap("BeforeTool", block=True, rewrite=True, closed=True, proven=PROVEN,
                     note="tool_input replaces the arguments (revalidated); a hook timeout lets the tool run"),
-    "pre_shell_exec": Cap("BeforeTool run_shell_command", block=True, closed=True),
+    "pre_shell_exec": Cap("BeforeTool run_shell_command", block=True, closed=True, proven=PROVEN),
     "pre_file_write": Cap("BeforeTool write_file|replace", block=True, closed=True),
     "pre_file_read": Cap("BeforeTool read_file|read_many_files|list_directory|glob|search", block=True,
                          closed=True),

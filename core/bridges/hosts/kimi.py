@@ -24,7 +24,7 @@ CAPABILITIES: dict[str, Cap] = {
     "pre_message": Cap("UserPromptSubmit", block=True, note="no rewrite: Kimi reads no changed prompt"),
     "pre_tool": Cap("PreToolUse", block=True, proven=PROVEN,
                     note=f"a rewrite becomes a deny (Kimi reads no changed input); {_OPEN}"),
-    "pre_shell_exec": Cap("PreToolUse Shell", block=True, note=_OPEN),
+    "pre_shell_exec": Cap("PreToolUse Shell", block=True, proven=PROVEN, note=_OPEN),
     "pre_file_write": Cap("PreToolUse WriteFile|StrReplaceFile", block=True, note=_OPEN),
     "pre_file_read": Cap("PreToolUse ReadFile|ReadMediaFile|Grep|Glob", block=True, note=_OPEN),
     "pre_fetch_url": Cap("PreToolUse FetchURL|SearchWeb", block=True, note=_OPEN),

@@ -21,7 +21,7 @@ CAPABILITIES: dict[str, Cap] = {
     "pre_message": Cap("chat.message", block=True, rewrite=True),
     "pre_system_prompt": Cap("experimental.chat.system.transform", rewrite=True),
     "pre_tool": Cap("tool.execute.before", block=True, rewrite=True, closed=True, proven=PROVEN),
-    "pre_shell_exec": Cap("tool.execute.before bash", block=True, closed=True),
+    "pre_shell_exec": Cap("tool.execute.before bash", block=True, closed=True, proven=PROVEN),
     "pre_file_write": Cap("tool.execute.before write|edit|patch", block=True, closed=True),
     "pre_file_read": Cap("tool.execute.before read|glob|grep|list", block=True, closed=True),
     "pre_fetch_url": Cap("tool.execute.before webfetch", block=True, closed=True),

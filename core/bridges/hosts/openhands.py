@@ -21,7 +21,7 @@ CAPABILITIES: dict[str, Cap] = {
     "pre_message": Cap("UserPromptSubmit", block=True, note="no rewrite: OpenHands reads no changed prompt"),
     "pre_tool": Cap("PreToolUse", block=True, proven=PROVEN,
                     note=f"a rewrite becomes a deny (OpenHands reads no changed input); {_OPEN}"),
-    "pre_shell_exec": Cap("PreToolUse terminal", block=True, note=_OPEN),
+    "pre_shell_exec": Cap("PreToolUse terminal", block=True, proven=PROVEN, note=_OPEN),
     "pre_file_write": Cap("PreToolUse file_editor (create|str_replace|insert)", block=True, note=_OPEN),
     "pre_file_read": Cap("PreToolUse file_editor view|glob|grep", block=True, note=_OPEN),
     "post_tool": Cap("PostToolUse"),

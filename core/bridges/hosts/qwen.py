@@ -20,7 +20,7 @@ CAPABILITIES: dict[str, Cap] = {
     "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, note="as additionalContext"),
     "pre_tool": Cap("PreToolUse", block=True, rewrite=True, closed=True,
                     note="a JSON deny or exit 2 blocks; other exits and timeouts let the tool run"),
-    "pre_shell_exec": Cap("PreToolUse run_shell_command", block=True, closed=True),
+    "pre_shell_exec": Cap("PreToolUse run_shell_command", block=True, closed=True, proven=PROVEN),
     "pre_file_write": Cap("PreToolUse write_file|edit", block=True, closed=True),
     "post_tool": Cap("PostToolUse"),
     "agent_end": Cap("Stop"),

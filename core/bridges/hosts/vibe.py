@@ -16,7 +16,7 @@ CAPABILITIES: dict[str, Cap] = {
     "pre_tool": Cap("pre_tool", block=True, rewrite=True, closed=True, proven=PROVEN,
                     note="closed through strict = true, which install writes; tool_input replaces the "
                          "arguments (revalidated)"),
-    "pre_shell_exec": Cap("pre_tool bash", block=True, closed=True),
+    "pre_shell_exec": Cap("pre_tool bash", block=True, closed=True, proven=PROVEN),
     "pre_file_write": Cap("pre_tool write_file|edit", block=True, closed=True),
     "pre_file_read": Cap("pre_tool read_file|grep", block=True, closed=True),
     "pre_fetch_url": Cap("pre_tool web_fetch", block=True, closed=True),
