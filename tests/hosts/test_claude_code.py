@@ -22,6 +22,8 @@ from tests.support.venvs import Venv, Wheelhouse, make_venv
 
 from .fake_anthropic import FakeAnthropic
 from .pins import PINS
+from .probes import FORBIDDEN, REASON
+from .probes import SOURCE as PROBE_SOURCE
 
 VERSION = PINS["claude-code"]
 DANGEROUS = "touch MARKER && rm -rf ~"
@@ -161,6 +163,15 @@ def test_http_with_no_server_at_all_blocks(claude, venv, home):
     # Claude Code's own words for a handler that failed: the reason is ours, not the guard's
     assert len(results) == 1 and 'blocking because onFailure is "block"' in results[0], results
     assert "guard" not in results[0]
+
+
+@pytest.mark.proves("claude-code", "pre_shell_exec", "block")
+def test_a_shell_gate_blocks_and_the_model_sees_why(claude, venv, home, tmp_path):
+    install(venv, home)
+    _user_hook(venv, home, "shellgate", PROBE_SOURCE)
+    results, project = run_claude(claude, venv, home, FORBIDDEN)
+    assert not (project / "ran.txt").exists()
+    assert len(results) == 1 and REASON in results[0], results
 
 
 # -- the stop gate and the permission decision ---------------------------------------------------

@@ -22,6 +22,8 @@ from tests.support.venvs import Venv, Wheelhouse, make_venv
 
 from .fakemodel import FakeModel, Turn, say, tool_call
 from .pi_agents import Agent, Terminal, alive, make_agent, server_pids
+from .probes import FORBIDDEN, REASON
+from .probes import SOURCE as PROBE_SOURCE
 
 HOSTS = ["pi", "omp"]
 
@@ -284,6 +286,19 @@ def test_a_rewritten_tool_call_runs_as_rewritten(agent, hooks_venv, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     (result,) = r.model.tool_results()
     assert "rewritten-ran" in result and "original" not in result
+
+
+@pytest.mark.proves("pi", "pre_shell_exec", "block")
+@pytest.mark.proves("omp", "pre_shell_exec", "block")
+def test_a_shell_gate_blocks_with_the_reason(agent, hooks_venv, tmp_path):
+    r = Run(agent, hooks_venv, tmp_path, [tool_call("bash", {"command": FORBIDDEN}), say("done")])
+    _user_hook(r, tmp_path, PROBE_SOURCE)
+    r.install()
+    done = r.run()
+    assert done.returncode == 0, done.stderr[-3000:]
+    (result,) = r.model.tool_results()
+    assert REASON in result, result
+    assert not (r.project / "ran.txt").exists()
 
 
 GATE = """

@@ -24,7 +24,7 @@ CAPABILITIES: dict[str, Cap] = {
                    note="a rewritten prompt reaches the model as additionalContext"),
 "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, note="as additionalContext"),
 "pre_tool": Cap("PreToolUse", block=True, rewrite=True, closed=True, proven=PROVEN),
-"pre_shell_exec": Cap("PreToolUse Bash|PowerShell", block=True, closed=True),
+"pre_shell_exec": Cap("PreToolUse Bash|PowerShell", block=True, closed=True, proven=PROVEN),
 "pre_file_write": Cap("PreToolUse Write|Edit|NotebookEdit", block=True, closed=True),
 "pre_file_read": Cap("PreToolUse Read|Grep|Glob", block=True, closed=True),
 "pre_fetch_url": Cap("PreToolUse WebFetch|WebSearch", block=True, closed=True),
