@@ -1,6 +1,6 @@
 """The capability matrix: every supported host, whether it is installed and wired here, and per
 canonical hook whether the host can fire, block, rewrite it and whether a failure of ours is
-closed. ``agenthooks hosts [--json]`` prints it (``cli/hosts_matrix.py`` lays it out); ``python -m agent_hooks_core.bridges.matrix``
+closed, and which version each was proven on against the one installed. ``agenthooks hosts [HOST] [--json]`` prints it (``cli/hosts_matrix.py`` lays it out); ``python -m agent_hooks_core.bridges.matrix``
 writes docs/hosts/README.md (``--check``: exit 1 when that file is stale).
 """
 
