@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import re
 import shutil
 import subprocess
@@ -103,23 +104,44 @@ def _version_of(executable: str) -> str | None:
     return found.group(0) if found else None
 
 
-def installed_version(host: str) -> str | None:
-    """The version ``<executable> --version`` prints (asked once per run); None when it is not on PATH
-    or says nothing we can read."""
+def executable(host: str) -> str | None:
+    """Where the host's executable is on PATH; relative PATH entries ("", ".") are skipped, so what is
+    found never depends on the directory (a repository) the command runs in."""
     record = registry.get(host)
-    found = shutil.which(record.executable or record.name)
-    return _version_of(found) if found else None
+    path = os.pathsep.join(p for p in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(p))
+    return shutil.which(record.executable or record.name, path=path)
 
 
-def version_state(host: str) -> dict[str, Any]:
+def _runnable(found: str, cwd: str | None) -> bool:
+    """Not inside the working directory: a repository's own file is not run to ask its version."""
+    here = os.path.realpath(cwd or os.getcwd())
+    return os.path.commonpath([here, os.path.realpath(found)]) != here
+
+
+def prefetch_versions(hosts: list[str], cwd: str | None = None) -> None:
+    """Ask every installed host its version at once (each ``--version`` is a Node or Python start-up)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    found = [f for f in (executable(h) for h in hosts) if f is not None and _runnable(f, cwd)]
+    with ThreadPoolExecutor(max_workers=max(1, min(8, len(found)))) as pool:
+        list(pool.map(_version_of, found))
+
+
+def installed_version(host: str, cwd: str | None = None) -> str | None:
+    """The version ``<executable> --version`` prints (asked once per run); None when it is not on PATH,
+    lies inside the working directory, or says nothing we can read."""
+    found = executable(host)
+    return _version_of(found) if found is not None and _runnable(found, cwd) else None
+
+
+def version_state(host: str, cwd: str | None = None) -> dict[str, Any]:
     """The installed version against the proven one: ``state`` is "verified" (the proven version),
     "unverified" (another one: a newer host may have changed what a hook can do, an older one may lack
     it), "unknown" (no version read), "protocol-tested" (no capability proven on the real agent) or
     "not installed"."""
-    record = registry.get(host)
     proven = proven_version(host)
-    found = shutil.which(record.executable or record.name)
-    installed = _version_of(found) if found else None
+    found = executable(host)
+    installed = installed_version(host, cwd)
     if not proven:
         state = "protocol-tested"
     elif found is None:
@@ -160,6 +182,7 @@ def timeout_line(record: Host) -> str:
 def data(cwd: str | None = None) -> dict[str, Any]:
     """The whole matrix as JSON-ready data (``agenthooks hosts --json``)."""
     out: dict[str, Any] = {"hosts": [], "hooks": all_hooks()}
+    prefetch_versions(hosts(), cwd)
     for host in hosts():
         caps = of(host)
         entry = wiring(host, cwd)
@@ -168,7 +191,7 @@ def data(cwd: str | None = None) -> dict[str, Any]:
         entry["failure"] = record.failure
         entry["timeout"] = ({**record.timeout.to_dict(), "summary": timeout_line(record)}
                             if record.timeout is not None else None)
-        entry["version"] = version_state(host)
+        entry["version"] = version_state(host, cwd)
         able, why = sandbox(host)
         entry["sandbox"] = {"supported": able, "via" if able else "why_not": why}
         entry["capabilities"] = {h: (caps[h].to_dict() if h in caps else

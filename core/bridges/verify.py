@@ -49,6 +49,8 @@ class Configured:
     argv: list[str]
     #: the command line as written (for people)
     shown: str
+    #: it sits in a project's configuration (which the repository can write), not the user's
+    project: bool = False
 
 
 def gating_event(record: Host) -> tuple[str, str] | None:
@@ -107,8 +109,12 @@ def configured(record: Host, cwd: str) -> list[Configured]:
     if gate is None:
         return []
     events = set(record.event_map()) | {gate[0]}
+    installer = record.load_installer()
+    # the user's own files: the ones that do not move with the project directory
+    nowhere = os.path.join(os.path.realpath(cwd), f".agenthooks-verify-{os.getpid()}-none")
+    users = {Path(p) for p in installer.config_targets(nowhere)}
     found: list[Configured] = []
-    for path in record.load_installer().config_targets(cwd):
+    for path in installer.config_targets(cwd):
         data = _read(Path(path))
         if data is None:
             continue
@@ -123,7 +129,7 @@ def configured(record: Host, cwd: str) -> list[Configured]:
             else:  # a shell command line, as the host runs it
                 argv, line = ["/bin/sh", "-c", str(command)], str(command)
             if runs_us(line, record.name) or any(runs_us(line, name) for name in record.names):
-                found.append(Configured(Path(path), event, argv, line))
+                found.append(Configured(Path(path), event, argv, line, project=Path(path) not in users))
     return found
 
 
@@ -173,6 +179,9 @@ def _strings(node: Any) -> Iterator[str]:
 
 def run_configured(item: Configured, record: Host, cwd: str) -> Check:
     """Run one configured command line on the probe event; ``ok`` when it answers with a block."""
+    if item.project:  # whoever can write the repository wrote this line: shown, never run by us
+        return Check("note", f"{item.event} in {item.path}: not run: a project's configuration is the "
+                             f"repository's to write (the installer's checks above cover its shape): {item.shown}")
     payload = json.dumps(probe_event(record, cwd)).encode()
     try:
         proc = subprocess.run(item.argv, input=payload, capture_output=True, cwd=cwd, timeout=RUN_TIMEOUT,
@@ -201,8 +210,8 @@ def verify(name: str, cwd: str | None = None) -> list[Check]:
     record = registry.get(name)
     here = cwd or os.getcwd()
     checks: list[Check] = []
-    state = matrix.version_state(record.name)
-    exe = matrix.wiring(record.name, here)["executable"]
+    state = matrix.version_state(record.name, here)
+    exe = matrix.executable(record.name)
     if exe is None:
         checks.append(Check("note", f"{record.executable or record.name} is not on PATH (the wiring is checked "
                                     "all the same)"))

@@ -167,21 +167,22 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
 def _host_limits(add: Any) -> None:
     """For each host installed or wired here: what it does at its own hook timeout (where that is
     open, no answer of ours can make it fail closed) and whether its version is the one proven."""
-    import shutil
 
     from ..bridges import matrix, registry
 
+    cwd = common.OPTIONS.cwd
+    matrix.prefetch_versions(matrix.hosts(), cwd)
     for record in registry.hosts():
         try:
             installer = record.load_installer()
-            wired = list(installer.wired(common.OPTIONS.cwd)) if hasattr(installer, "wired") else []
-            if not wired and shutil.which(record.executable or record.name) is None:
+            wired = list(installer.wired(cwd)) if hasattr(installer, "wired") else []
+            if not wired and matrix.executable(record.name) is None:
                 continue
             t = record.timeout
             if t is not None:
                 level = "warning" if wired and not t.closed and t.seconds is not None else "info"
                 add(Finding(level, "hosts", f"{record.name}: {matrix.timeout_line(record)}"))
-            state = matrix.version_state(record.name)
+            state = matrix.version_state(record.name, cwd)
             if state["state"] == "unverified":
                 add(Finding("warning", "hosts", f"{record.name}: {matrix.version_line(record.name, state)}: "
                                                 f"`agenthooks hosts {record.name}` shows what was proven"))

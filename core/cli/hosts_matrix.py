@@ -60,10 +60,11 @@ def text(cwd: str | None, width: int) -> list[str]:
     from .tables import Column, layout
 
     rows = []
+    matrix.prefetch_versions(matrix.hosts(), cwd)
     for r in (matrix.wiring(h, cwd) for h in matrix.hosts()):
         problems = "; ".join(p.removeprefix("problem: ") for p in r["problems"])
         rows.append([r["host"], ", ".join(r["wired"]) or "no", r["executable"] or "not on PATH",
-                     _version_cell(matrix.version_state(r["host"])), _timeout_cell(registry.get(r["host"])),
+                     _version_cell(matrix.version_state(r["host"], cwd)), _timeout_cell(registry.get(r["host"])),
                      problems])
     columns = [Column("host"), Column("wired in"), Column("executable", text=True), Column("version", text=True),
                Column("on its hook timeout", text=True), Column("problems", text=True)]
@@ -114,7 +115,7 @@ def detail(name: str, cwd: str | None, width: int) -> list[str]:
 
     record = registry.get(name)
     r = matrix.wiring(record.name, cwd)
-    version = matrix.version_state(record.name)
+    version = matrix.version_state(record.name, cwd)
     facts = [
         ("host", f"{record.name}: {record.title}" + (f" (also {', '.join(record.aliases)})" if record.aliases else "")),
         ("transport", record.transport),

@@ -38,7 +38,8 @@ def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin")
-    monkeypatch.chdir(tmp_path)
+    (tmp_path / "project").mkdir()
+    monkeypatch.chdir(tmp_path / "project")
     return bin_dir
 
 
@@ -169,3 +170,25 @@ def test_a_version_that_never_comes_is_unknown_within_the_bound(machine, monkeyp
     agent(machine, "gemini", "exec sleep 30")
     monkeypatch.setattr(matrix, "VERSION_TIMEOUT", 0.5)
     assert matrix.installed_version("gemini") is None
+
+
+@pytest.mark.parametrize("where", ["relative PATH entry", "inside the working directory"])
+def test_an_agent_executable_the_repository_could_have_put_there_is_never_run(where, machine, tmp_path,
+                                                                             monkeypatch) -> None:
+    """``hosts`` and ``doctor`` run in a cloned repository: its own ``./codex`` must not run to print a version."""
+    project = Path.cwd()
+    ran = tmp_path / "ran"
+    if where == "relative PATH entry":
+        agent(project, "codex", f"touch {ran}; echo 0.169.0")
+        monkeypatch.setenv("PATH", f".{os.pathsep}{os.environ['PATH']}")
+        assert matrix.executable("codex") is None
+    else:
+        inner = project / "node_modules" / ".bin"
+        inner.mkdir(parents=True)
+        agent(inner, "codex", f"touch {ran}; echo 0.169.0")
+        monkeypatch.setenv("PATH", f"{inner}{os.pathsep}{os.environ['PATH']}")
+        assert matrix.executable("codex") == str(inner / "codex")
+    matrix.prefetch_versions(["codex"])
+    assert matrix.installed_version("codex") is None
+    assert matrix.version_state("codex")["state"] in ("unknown", "not installed")
+    assert not ran.exists()

@@ -130,3 +130,17 @@ def test_an_unknown_host_is_exit_2_with_one_line(env) -> None:
     proc = agenthooks(env, "hosts", "--verify", "no-such-agent")
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and "unknown host 'no-such-agent'" in proc.stderr
+
+
+def test_a_command_in_the_projects_configuration_is_shown_not_run(env, tmp_path) -> None:
+    """A cloned repository's .claude/settings.json names our bridge and more: --verify never runs it."""
+    project = Path(env["HOME"]) / "project"
+    ran = tmp_path / "ran"
+    hostile = f"agenthooks claude-code --event PreToolUse; touch {ran}"
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(
+        {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": hostile}]}]}}))
+    _, checks = verify(env, "claude-code")
+    assert not ran.exists()
+    assert any(s == "note" and "not run: a project's configuration is the repository's to write" in m and hostile in m
+               for s, m in checks), checks
