@@ -49,7 +49,7 @@ def shown_hooks() -> list[str]:
 def wiring(host: str, cwd: str | None = None) -> dict[str, Any]:
     """Is the host's executable on PATH, and which config scopes run our bridge (from its installer)."""
     record = registry.get(host)
-    found = shutil.which(record.executable or record.name)
+    found = executable(host)
     wired: list[str] = []
     problems: list[str] = []
     try:
@@ -194,7 +194,9 @@ def data(cwd: str | None = None) -> dict[str, Any]:
         entry["version"] = version_state(host, cwd)
         able, why = sandbox(host)
         entry["sandbox"] = {"supported": able, "via" if able else "why_not": why}
-        entry["capabilities"] = {h: (caps[h].to_dict() if h in caps else
+        unverified = entry["version"]["state"] == "unverified"
+        entry["capabilities"] = {h: ({**caps[h].to_dict(), "unverified": unverified and bool(caps[h].proven)}
+                                     if h in caps else
                                      {"fire": False, "block": False, "rewrite": False, "fail_closed": False})
                                  for h in all_hooks()}
         out["hosts"].append(entry)

@@ -24,11 +24,19 @@ CELL = 5
 GAP = 2
 
 
-def _capabilities(width: int) -> list[str]:
+def _capabilities(width: int, cwd: str | None = None) -> list[str]:
     from ..bridges import matrix
     from ..bridges.capabilities import of
 
     hosts = matrix.hosts()
+    unverified = {h for h in hosts if matrix.version_state(h, cwd)["state"] == "unverified"}
+
+    def cell(hook: str, host: str) -> str:
+        cap = of(host).get(hook)
+        text = matrix._cell(cap, host)
+        # proven, but on another version than the one installed here
+        return text + "!" if host in unverified and cap is not None and cap.proven and matrix.claims(cap) else text
+
     hooks = matrix.shown_hooks()
     first = max(len(h) for h in hooks) + GAP
     blocks: list[list[str]] = [[]]
@@ -45,7 +53,7 @@ def _capabilities(width: int) -> list[str]:
         widths = [max(len(h), CELL) for h in block]
         lines.append(" " * first + (" " * GAP).join(f"{h:<{w}}" for h, w in zip(block, widths, strict=True)))
         for hook in hooks:
-            cells = (matrix._cell(of(h).get(hook), h) for h in block)
+            cells = (cell(hook, h) for h in block)
             lines.append(f"{hook:<{first}}" + (" " * GAP).join(f"{c:<{w}}" for c, w in zip(cells, widths,
                                                                                         strict=True)))
         lines.append("")
@@ -71,15 +79,17 @@ def text(cwd: str | None, width: int) -> list[str]:
     if not any(row[-1] for row in rows):
         columns, rows = columns[:-1], [row[:-1] for row in rows]
     lines = [line.plain for line in layout(columns, rows, width)]
-    legend = ("On its hook timeout: what the host does when a hook of ours passes the host's own limit: "
-              "\"open\" lets the tool run (no answer of ours can change that: our deadline answers first); "
-              "`agenthooks hosts HOST` says more. Version: the one installed here against the one each "
-              "capability was proven on with the real agent; \"unverified\": another version, whose "
-              "capabilities may differ.")
+    legend = ("On its hook timeout: what the host does when a hook passes the host's own limit; \"open\": it "
+              "lets the tool run, so there the host cannot be made to fail closed (our own deadline answers "
+              "before that limit). Version: the one installed here against the one the capabilities were "
+              "proven on with the real agent; \"unverified\": another version, whose behaviour may differ; "
+              "\"protocol-tested\": no binary to run. `agenthooks hosts HOST` shows one host in full; "
+              "`agenthooks hosts --verify HOST` checks its wiring here.")
     lines += ["", *textwrap.wrap(legend, width)]
     legend = ("Capabilities: F fire, B block, R rewrite, C fails closed; * not proven on the real agent "
-              "(protocol-tested only); — the host cannot fire it; ? not described by the host's adapter yet.")
-    lines += ["", *textwrap.wrap(legend, width), "", *_capabilities(width)]
+              "(protocol-tested only); ! proven on another version than the one installed here (unverified); "
+              "— the host cannot fire it; ? not described by the host's adapter yet.")
+    lines += ["", *textwrap.wrap(legend, width), "", *_capabilities(width, cwd)]
     summary = getattr(matrix, "sandbox_summary", None)  # where agent-hooks-sandbox can wrap commands
     if summary is not None:
         lines += [*textwrap.wrap(summary(), width, subsequent_indent="  ", break_on_hyphens=False), ""]

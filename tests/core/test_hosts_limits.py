@@ -136,6 +136,12 @@ def test_the_installed_version_against_the_proven_one(host, case, machine, capsy
     want = {"same": "verified", "newer": "unverified", "garbage": "unknown", "failing": "unknown"}[case]
     assert version == {"proven": proven, "installed": printed.split()[0] if case in ("same", "newer") else None,
                        "state": want}
+    caps = {h["host"]: h for h in json.loads(out)["hosts"]}[host]["capabilities"]
+    proven_caps = [c for c in caps.values() if c.get("proven")]
+    assert proven_caps and all(c["unverified"] is (case == "newer") for c in proven_caps)
+    code, out, err = cli(capsys, monkeypatch, "hosts")
+    cells = out.split("\n\n", 3)[-1]  # the matrix, after the table and the two legends
+    assert ("!" in cells) is (case == "newer"), cells
     code, out, err = cli(capsys, monkeypatch, "hosts", host)
     text = words(out)
     if case == "newer":
