@@ -237,8 +237,10 @@ def markdown() -> str:
            "Vibe folder trust, Droid's `hooks` wrapper), and every configured command line of the gating event, "
            "run exactly as the host runs it, blocking a tool call it cannot check (one with no tool input, which "
            "every bridge denies; nothing runs and no plugin has to be enabled). It prints a checklist and exits 0 "
-           "when every check passes, 1 when one fails. For the extension hosts (pi, omp, OpenCode) there is no "
-           "command line to run: it checks the extension file.", "",
+           "when every check passes, 1 when one fails. For the extension hosts (pi, omp, OpenCode) it starts the "
+           "`agenthooks serve --stdio` server the user's extension names, as the extension does, and sends it "
+           "that tool call. Commands and extensions in a project's configuration are shown, never run (the "
+           "repository can write them).", "",
            "| host | page | transport |", "| --- | --- | --- |"]
     for h in hs:
         record = registry.get(h)

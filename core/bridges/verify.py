@@ -6,8 +6,10 @@ proven on); our hooks are in its configuration; the installer's own checks (the 
 enable switches: Codex hook trust, Gemini CLI and Copilot folder trust, Vibe project trust,
 Droid's ``hooks`` wrapper) find nothing wrong; and every configured command line of the gating
 event, run exactly as the host would run it, answers a synthetic tool call with a block in the
-host's own format. That tool call has no tool input, which every bridge denies (a gating event we
-cannot check is blocked): no plugin has to be enabled for the check and nothing runs.
+host's own format (an extension host: the ``serve --stdio`` server its extension starts answers it
+with a block). That tool call has no tool input, which every bridge denies (a gating event we
+cannot check is blocked): no plugin has to be enabled for the check and nothing runs. What a
+project's configuration holds is shown, never run: the repository can write it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import json
 import os
 import re
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -200,6 +202,86 @@ def run_configured(item: Configured, record: Host, cwd: str) -> Check:
                          f"cannot check ({why}); command: {item.shown}")
 
 
+#: the payload of a gating extension event with its tool input missing, by the event's name
+_STDIO_PAYLOADS: dict[str, Callable[[str], dict[str, Any]]] = {
+    "tool_call": lambda tool: {"toolName": tool, "toolCallId": SESSION},  # pi, omp
+    "tool.execute.before": lambda tool: {"input": {"tool": tool, "sessionID": SESSION, "callID": SESSION},
+                                         "output": {}},  # OpenCode
+}
+_BAKED = re.compile(r"^const BAKED: [^=]*= (\{.*\});\s*//", re.M)
+
+
+def check_extension(record: Host, cwd: str) -> list[Check]:
+    """An extension host: start the warm stdio server its user-scope extension names, exactly as the
+    extension does, and send it a gating event with no tool input: it must answer with a block."""
+    gate = gating_event(record)
+    assert gate is not None
+    make = _STDIO_PAYLOADS.get(gate[0])
+    if make is None:
+        return [Check("note", f"no probe event for {gate[0]}: the extension is checked by its file only")]
+    installer = record.load_installer()
+    nowhere = os.path.join(os.path.realpath(cwd), f".agenthooks-verify-{os.getpid()}-none")
+    user_files = [Path(p) for p in installer.config_targets(nowhere)]
+    checks: list[Check] = []
+    for path in user_files:
+        try:
+            text = path.read_text(encoding="utf-8") if path.is_file() and path.stat().st_size < MAX_CONFIG else ""
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        found = _BAKED.search(text)
+        if found is None:
+            continue
+        try:
+            baked = json.loads(found.group(1))
+        except ValueError:
+            baked = None
+        python = baked.get("python") if isinstance(baked, dict) else None
+        args = baked.get("args") if isinstance(baked, dict) else None
+        args = args if isinstance(args, list) and all(isinstance(a, str) for a in args) else []
+        if not isinstance(python, str) or not os.path.isabs(python):
+            checks.append(Check("fail", f"{path}: names no Python to run; run `agenthooks install {record.name}`"))
+            continue
+        argv = [python, "-I", "-m", "agent_hooks_core", "serve", "--stdio", *args]
+        checks.append(_ask_stdio(path, argv, record, gate[0], make(gate[1]), cwd))
+    if not checks:
+        checks.append(Check("note", "no user-scope extension of ours to start (a project's extension is the "
+                                    "repository's to write: not run)"))
+    return checks
+
+
+def _ask_stdio(path: Path, argv: list[str], record: Host, event: str, payload: Any, cwd: str) -> Check:
+    host = record.name
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"host": host, "cwd": cwd,
+                                                                              "has_ui": False}},
+             {"jsonrpc": "2.0", "id": 2, "method": "event", "params": {"host": host, "name": event,
+                                                                        "payload": payload, "has_ui": False}}]
+    request = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    shown = shell_command(argv)
+    try:
+        proc = subprocess.run(argv, input=request, capture_output=True, cwd=cwd, timeout=RUN_TIMEOUT,
+                              start_new_session=True)
+    except subprocess.TimeoutExpired:
+        return Check("fail", f"{path}: {shown} gave no answer within {RUN_TIMEOUT:g} s")
+    except OSError as exc:
+        return Check("fail", f"{path}: cannot start {shown}: {exc.strerror or exc}")
+    answer: Any = None
+    for line in proc.stdout[:1 << 20].decode("utf-8", "replace").splitlines():
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(message, dict) and message.get("id") == 2:
+            answer = message.get("result")
+    if isinstance(answer, dict) and answer.get("blocked") is True:
+        why = next((e for e in answer.get("errors") or [] if isinstance(e, str)), "")
+        return Check("ok", f"{event} through {path}: the server it starts answers a tool call it cannot check "
+                           f"with a block" + (f" ({why})" if why else ""))
+    tail = proc.stderr[-400:].decode("utf-8", "replace").strip()
+    return Check("fail", f"{event} through {path}: the server it starts ({shown}) did not block a tool call it "
+                         f"cannot check: {json.dumps(answer)[:200] if answer is not None else 'no answer'}"
+                         + (f"; stderr: {tail}" if tail else ""))
+
+
 #: installer warnings that mean the host skips our hooks (its trust or enable switches, a shape it
 #: ignores): a failed check; other warnings (a slower path, a limit of the host) are notes
 _SKIPPED = ("trusted", "ignores", "skips", "not wired for", "replaces")
@@ -236,8 +318,7 @@ def verify(name: str, cwd: str | None = None) -> list[Check]:
         if gating_event(record) is None:
             checks.append(Check("note", f"{record.title} has no event that gates a tool call"))
         elif record.config.format == "extension":
-            checks.append(Check("note", "its extension talks to `agenthooks serve --stdio`: no command line "
-                                        "to run here"))
+            checks += check_extension(record, here)
         else:
             items = configured(record, here)
             if not items:

@@ -144,3 +144,29 @@ def test_a_command_in_the_projects_configuration_is_shown_not_run(env, tmp_path)
     assert not ran.exists()
     assert any(s == "note" and "not run: a project's configuration is the repository's to write" in m and hostile in m
                for s, m in checks), checks
+
+
+EXTENSIONS = {"pi": ".pi/agent/extensions/agent-hooks.ts", "opencode": ".config/opencode/plugin/agent-hooks.ts"}
+
+
+@pytest.mark.parametrize("host", sorted(EXTENSIONS))
+def test_an_extension_host_starts_the_server_its_extension_names_and_it_blocks(env, host) -> None:
+    install(env, host)
+    code, checks = verify(env, host)
+    assert code == 0, checks
+    path = Path(env["HOME"]) / EXTENSIONS[host]
+    assert any(s == "ok" and m.startswith(f"{'tool_call' if host == 'pi' else 'tool.execute.before'} through {path}: "
+                                          "the server it starts answers a tool call it cannot check with a block")
+               for s, m in checks), checks
+
+
+@pytest.mark.parametrize("host", sorted(EXTENSIONS))
+def test_an_extension_naming_a_python_that_is_gone_fails(env, host, tmp_path) -> None:
+    install(env, host)
+    path = Path(env["HOME"]) / EXTENSIONS[host]
+    text = path.read_text()
+    python = json.loads(text.split("const BAKED: ", 1)[1].split("= ", 1)[1].split("; //", 1)[0])["python"]
+    path.write_text(text.replace(json.dumps(python), json.dumps(str(tmp_path / "gone" / "python")), 1))
+    code, checks = verify(env, host)
+    assert code == 1, checks
+    assert any(s == "fail" and "cannot start" in m for s, m in checks), checks
