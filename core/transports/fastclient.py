@@ -203,7 +203,7 @@ def _ask_server(path: str, host: str, args: "list[str]", raw: bytes, until: floa
         elif name == b"x-agent-hooks-stdout-length":
             out_len = int(value)
     body = reply[end + 4:]
-    if code is None or out_len is None or out_len > len(body):
+    if code is None or out_len is None or not 0 <= out_len <= len(body):
         raise Unreachable("the server's answer is incomplete")
     return code, body[:out_len], body[out_len:]
 

@@ -184,6 +184,8 @@ CASES: dict[str, Case] = {
     "server's answer is cut: fallback": Case("canned", canned=b"HTTP/1.0 200 OK\r\nX-Agent-Hooks-Exit-Code: 0",
                                              decision="deny"),
     "server's lengths lie: fallback": Case("canned", canned=_http(0, b"{}")[:-2], decision="deny"),
+    "server's length is negative: fallback": Case("canned", canned=_http(0, b"{}").replace(
+        b"Stdout-Length: 2", b"Stdout-Length: -1"), decision="deny"),
     "oversize input": Case("server", code=2, says="the event is larger than 67,108,864 bytes",
                            raw=lambda d: b" " * ((64 << 20) + 1)),
     "oversize input, not gating": Case("server", gating=False, code=1, says="the event is larger than",
