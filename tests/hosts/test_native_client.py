@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,8 +43,11 @@ def home(tmp_path, monkeypatch, native):
     monkeypatch.delenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH", raising=False)
     # the installed wheel, found the way `agenthooks install` finds it
     monkeypatch.syspath_prepend(str(Path(native).parent.parent))
-    with private_server(monkeypatch) as run:
-        yield home, run
+    try:
+        with private_server(monkeypatch) as run:
+            yield home, run
+    finally:
+        sys.modules.pop("agent_hooks_client", None)  # the next tests get the Python client again
 
 
 def test_rm_rf_home_is_denied_through_the_native_client(gemini, home, native):

@@ -259,10 +259,19 @@ def test_a_host_that_never_closes_stdin_is_blocked_at_the_deadline(world: dict[s
         assert time.monotonic() - start < BUDGET + SLACK
 
 
-def test_install_writes_the_native_client_when_its_wheel_is_installed(native: str, tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    # the installed package is found on sys.path as `agenthooks install` finds it
+@pytest.fixture
+def on_path(native: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The installed package on sys.path, found as `agenthooks install` finds it; forgotten after."""
     monkeypatch.syspath_prepend(str(Path(native).parent.parent))
+    try:
+        yield native
+    finally:
+        sys.modules.pop("agent_hooks_client", None)
+
+
+def test_install_writes_the_native_client_when_its_wheel_is_installed(on_path: str, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    native = on_path
     monkeypatch.setenv("AGENT_HOOKS_HOME", str(tmp_path / "home"))
     assert client.native_client() == native
     argv = client.command_for("codex", ["--event", "PreToolUse"], gating=True)
