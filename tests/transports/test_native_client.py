@@ -89,7 +89,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     canned = _Canned(str(tmp / "canned.sock"))
     server = start_server(home)
     try:
-        yield {"server": server, "hook": hook, "dead": dead, "mute": str(tmp / "mute.sock"), "missing":
+        yield {"server": server.sock, "server process": server, "hook": hook, "dead": dead, "mute": str(tmp / "mute.sock"), "missing":
                str(tmp / "missing.sock"), "bare": str(bare / "bin" / "python"), "canned": canned.path, "canned server": canned, "cwd": tmp}
     finally:
         server.stop()
@@ -219,7 +219,7 @@ def _run(case: Case, world: dict[str, Any], native: str | bool) -> tuple[int, by
         event("PreToolUse", str(world["cwd"]), tool_input={"command": case.command})).encode()
     start = time.monotonic()
     proc = subprocess.run(_argv(case, world, native), input=raw, capture_output=True, cwd=world["cwd"],
-                          env=world["server"].run_env(), timeout=BUDGET + 60)
+                          env=world["server process"].run_env(), timeout=BUDGET + 60)
     took = time.monotonic() - start
     ours = [line for line in proc.stderr.decode().splitlines() if line.startswith("agent-hooks fast client:")]
     return proc.returncode, proc.stdout, ours, took
@@ -228,8 +228,12 @@ def _run(case: Case, world: dict[str, Any], native: str | bool) -> tuple[int, by
 @pytest.mark.parametrize("name", list(CASES))
 def test_both_clients_answer_alike(name: str, world: dict[str, Any], native: str) -> None:
     case = CASES[name]
+    server = world["server process"]
+    before = server.status()["events"]
     py = _run(case, world, False)
     nat = _run(case, world, native)
+    if case.socket == "server" and case.code == 0:  # answered by the server, not the per-event process
+        assert server.status()["events"] == before + 2
     for code, out, ours, took in (py, nat):
         assert code == case.code, (name, code, out, ours)
         assert took < BUDGET + SLACK
@@ -289,3 +293,24 @@ def test_install_writes_the_native_client_when_its_wheel_is_installed(on_path: s
     wrapped[wrapped.index("--socket") + 1] = str(tmp_path / "none.sock")
     proc = subprocess.run(wrapped, input=raw, capture_output=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("where", ["server", "missing"])
+def test_the_session_start_starter_answers_alike(where: str, world: dict[str, Any], native: str) -> None:
+    """``--ensure-server``: 0 when the server answers its status; else ``serve start`` by the
+    interpreter given (here one without agent-hooks: it fails, and the client says so, exit 1)."""
+    results = []
+    for which in (False, native):
+        sock = world[where]
+        argv = client.ensure_server_command(BUDGET, socket=sock, native=which)
+        if which is False:
+            argv[0] = world["bare"]
+        else:
+            argv[argv.index("--python") + 1] = world["bare"]
+        proc = subprocess.run(argv, capture_output=True, env=world["server process"].run_env(), timeout=BUDGET + 60)
+        ours = [line for line in proc.stderr.decode().splitlines() if line.startswith("agent-hooks fast client:")]
+        results.append((proc.returncode, proc.stdout, ours))
+    expected = (0, b"", []) if where == "server" else (
+        1, b"", ["agent-hooks fast client: could not start the warm server: `agenthooks serve start` exited with "
+                 "status 1"])
+    assert results == [expected, expected]
