@@ -195,10 +195,23 @@ static int parse(int argc, char **argv, options *o, char *why, size_t why_len) {
 
 /* ---- the server ---------------------------------------------------------------------------- */
 
+/* what the Python client's str.isprintable() lets into a header: no control characters (C0, DEL,
+ * C1) and valid UTF-8 (an undecodable argument is not printable there either) */
 static int header_safe(const char *s) {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f) return 0;
-        if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) return 0; /* C1 controls (U+0080..U+009F) */
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        if (*p < 0x80) {
+            if (*p < 0x20 || *p == 0x7f) return 0;
+            p++;
+            continue;
+        }
+        int n = (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+        if (n == 0 || (n == 2 && *p < 0xc2) || (n == 4 && *p > 0xf4)) return 0;
+        for (int i = 1; i < n; i++)
+            if ((p[i] & 0xc0) != 0x80) return 0;
+        if (n == 2 && *p == 0xc2 && p[1] <= 0x9f) return 0;                      /* C1 controls */
+        if (n == 3 && ((*p == 0xe0 && p[1] < 0xa0) || (*p == 0xed && p[1] >= 0xa0))) return 0; /* overlong, surrogates */
+        if (n == 4 && ((*p == 0xf0 && p[1] < 0x90) || (*p == 0xf4 && p[1] >= 0x90))) return 0;
+        p += n;
     }
     return 1;
 }
