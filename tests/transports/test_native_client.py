@@ -28,6 +28,8 @@ from agent_hooks_core.transports import client
 from ..bridges.payloads import event
 from ..serve.conftest import start_server
 
+pytestmark = pytest.mark.slow  # builds a wheel and a virtual environment
+
 ROOT = Path(__file__).resolve().parents[2]
 #: the event's budget (--timeout); what a loaded machine may add before the client has exited
 BUDGET, SLACK = 4.0, 3.0
@@ -48,9 +50,11 @@ def pre_tool(event):
 
 
 def _built_client(tmp: Path) -> str:
-    wheels, venv = tmp / "wheels", tmp / "venv"
+    wheels, venv, source = tmp / "wheels", tmp / "venv", tmp / "source"
+    # built from a copy: parallel test workers never share a build directory, the checkout stays clean
+    shutil.copytree(ROOT / "clients" / "native", source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels),
-                    str(ROOT / "clients" / "native")], check=True, timeout=600)
+                    str(source)], check=True, timeout=600)
     (wheel,) = wheels.glob("agent_hooks_client-*.whl")
     assert not wheel.name.endswith("-none-any.whl"), wheel.name  # a platform wheel: it holds an executable
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
