@@ -8,14 +8,18 @@ B7      a Claude Code PreToolUse over HTTP (keep-alive, as Claude Code's http ho
 B7u     the same over the unix socket, a new connection per event (as the fast client)
 B7s     the same over ``serve --stdio`` (JSON-RPC lines)
 B7c10   HTTP with 10 concurrent clients, median per request                       vs B7 (1 client)
-B7c100  the same with 100 concurrent clients
+B7c60   the same with 60 concurrent clients (the server holds at most 64 connections per user)
 B7m     the server's RSS after N events in a row                                  vs its RSS before
 B8      the fast client as a whole process                                        vs a bare
         ``python -c "import json,sys; json.load(sys.stdin)"``
 B8l     the same through the stable launcher (``sh`` exec), as installers write it  vs B8
+B8n     the native fast client (``clients/native``: the installed agent-hooks-client, vs B8's baseline
+        else compiled from its source here with ``cc``) as a whole process
+B8nl    the same through its stable launcher (``sh`` exec), as installers write it  vs B8's baseline
 B9      the SessionStart starter of the http transport with the server up: the     vs the full
         fast client's ``--ensure-server`` (target: <= 30 ms)                           CLI's
                                                                                        ``serve start --quiet``
+B9n     the same starter, native client                                             vs the same
 """
 
 from __future__ import annotations
@@ -220,7 +224,11 @@ def run(quick: bool) -> list[dict[str, Any]]:
                          "baseline": "", "baseline_s": 0.0})
         per = 5 if quick else 50
         one = _concurrent(srv, 1, per * 4)
-        for clients in (10, 100):
+        try:  # the server holds at most this many connections per user: more are refused, by design
+            from agent_hooks_core.serve.peers import MAX_PER_PEER
+        except ImportError:
+            MAX_PER_PEER = 1000
+        for clients in (10, min(100, MAX_PER_PEER - 4)):
             rows.append({"name": f"B7c{clients}", "what": f"HTTP, {clients} concurrent clients, median per request",
                          "value_s": _concurrent(srv, clients, per), "baseline": "1 client", "baseline_s": one})
         events = 500 if quick else 10_000
@@ -233,22 +241,90 @@ def run(quick: bool) -> list[dict[str, Any]]:
                      "baseline": "RSS before", "baseline_s": before / 1000,
                      "note": f"{before:,} KB -> {after:,} KB"})
 
-        from agent_hooks_core.transports.client import command_for
+        from agent_hooks_core.transports.client import command_for, ensure_server_command
 
-        client = command_for("claude-code", ["--event", "PreToolUse"], gating=True, autostart=False, socket=srv.sock)
+        client = command_for("claude-code", ["--event", "PreToolUse"], gating=True, autostart=False, socket=srv.sock,
+                             native=False)
         bare = [PY, "-c", "import json,sys; json.load(sys.stdin)"]
-        _process(client, env), _process(bare, env)
-        tc, tb = [], []
-        for _ in range(5 if quick else 40):
+        native, how = _native_client(tmp)
+        fast = command_for("claude-code", ["--event", "PreToolUse"], gating=True, autostart=False, socket=srv.sock,
+                           native=native) if native else None
+        runs = 5 if quick else 40
+        for argv in (client, bare, fast):
+            if argv:
+                _process(argv, env)
+        via = _native_launcher(native, fast, env) if native and fast else None
+        if via:
+            _process(via, env)
+        tc, tb, tn, tl = [], [], [], []
+        for _ in range(runs):  # interleaved: they all see the same load
             tc.append(_process(client, env))
             tb.append(_process(bare, env))
+            if fast:
+                tn.append(_process(fast, env))
+            if via:
+                tl.append(_process(via, env))
         rows.append({"name": "B8", "what": "the fast client, a process per event (python -S -I, _socket)",
                      "value_s": statistics.median(tc), "baseline": "python -c json.load(stdin)",
                      "baseline_s": statistics.median(tb), "target": "<= 0.3x"})
+        if fast:
+            rows.append({"name": "B8n", "what": f"the native fast client, a process per event ({how})",
+                         "value_s": statistics.median(tn), "baseline": "python -c json.load(stdin)",
+                         "baseline_s": statistics.median(tb), "target": "<= 0.3x"})
+            if via:
+                rows.append({"name": "B8nl", "what": "the same through its stable launcher (sh exec), as installed",
+                             "value_s": statistics.median(tl), "baseline": "python -c json.load(stdin)",
+                             "baseline_s": statistics.median(tb), "target": "<= 0.3x"})
+        else:
+            rows.append({"name": "B8n", "what": f"the native fast client: n/a ({how})", "value_s": 0.0,
+                         "baseline": "", "baseline_s": 0.0})
         rows.extend(_launcher_and_starter(client, srv, env, quick))
+        if native:
+            starter = ensure_server_command(28, socket=srv.sock, native=native)
+            python_starter = ensure_server_command(28, socket=srv.sock, native=False)
+            t_n, t_py = _interleaved(starter, python_starter, env, runs)
+            rows.append({"name": "B9n", "what": "SessionStart starter, server up: native client --ensure-server",
+                         "value_s": t_n, "baseline": "B9 (the Python fast client)", "baseline_s": t_py,
+                         "note": f"{t_n * 1000:.1f} ms"})
     finally:
         srv.stop()
     return rows
+
+
+def _native_launcher(native: str, argv: list[str], env: dict[str, str]) -> list[str] | None:
+    """``argv`` (the native client's) through its stable launcher, written in the benchmark's home."""
+    from agent_hooks_core.transports import launcher
+
+    if not launcher.supported():
+        return None
+    old = dict(os.environ)
+    os.environ.update(env)
+    try:
+        path = launcher.write(native)
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    return [str(path), launcher.GATING, *argv[1:]]
+
+
+def _native_client(tmp: Path) -> tuple[str | None, str]:
+    """(the native client's executable, where it comes from), or (None, why there is none)."""
+    import shutil
+
+    from agent_hooks_core.transports.client import native_client
+
+    found = native_client()
+    if found:
+        return found, "agent-hooks-client installed"
+    source = Path(__file__).resolve().parent.parent / "clients" / "native" / "src" / "agenthooks-client.c"
+    cc = shutil.which(os.environ.get("CC", "cc"))
+    if cc is None or not source.is_file():
+        return None, "agent-hooks-client is not installed and there is no C compiler to build it"
+    exe = tmp / "agenthooks-client"
+    proc = subprocess.run([cc, "-O2", "-o", str(exe), str(source)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return None, "cc failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1][:60]
+    return str(exe), "compiled here with cc -O2"
 
 
 def _interleaved(a: list[str], b: list[str], env: dict[str, str], runs: int) -> tuple[float, float]:
@@ -280,7 +356,7 @@ def _launcher_and_starter(client: list[str], srv: Server, env: dict[str, str], q
         rows.append({"name": "B8l", "what": "the fast client through the stable launcher (sh exec)",
                      "value_s": t_via, "baseline": "B8 (the fast client's interpreter run directly)",
                      "baseline_s": t_client})
-    starter = ensure_server_command(28, socket=srv.sock)
+    starter = ensure_server_command(28, socket=srv.sock, native=False)
     full = [PY, "-I", "-m", "agent_hooks_core", "serve", "start", "--quiet"]
     t_starter, t_full = _interleaved(starter, full, env, runs)
     rows.append({"name": "B9", "what": "SessionStart starter, server up: fast client --ensure-server",

@@ -10,6 +10,7 @@ median of several rounds is reported. Rows:
 B1  fire() of an observe hook (post_tool), 10 plugins      vs raw pluggy pm.hook.post_tool, same plugins
     whose handlers are declared ``cheap`` (no worker hand-off; the timeout still applies)
 B1h the same, handlers not declared cheap (the walk on an abandonable worker thread)
+B1f the floor of B1h: one hand-off to a waiting thread and back (two lock wake-ups, nothing else)
 B2  fire("pre_tool"): validation, chain, reduction          vs raw pluggy pm.hook.pre_tool, same plugins
 B3  afire("pre_tool") with async handlers                   vs B2's fire()
 B4  `agenthooks claude-code`, a fresh process per event,    vs python -c "import json,sys; json.load(sys.stdin)"
@@ -165,6 +166,29 @@ POST_TOOL = {"tool_name": "shell_exec", "arguments": {"command": "pytest -q"}, "
 # -- B1-B3: in-process fire --------------------------------------------------------------------------
 
 
+def _ping_pong() -> Callable[[], None]:
+    """One job handed to a parked thread and its completion awaited, as the worker hand-off does
+    (timeouts.run_watched) without anything else: what any abandonable worker costs per call."""
+    import threading
+
+    go, done = threading.Lock(), threading.Lock()
+    go.acquire()
+    done.acquire()
+
+    def loop() -> None:
+        while True:
+            go.acquire()
+            done.release()
+
+    threading.Thread(target=loop, daemon=True).start()
+
+    def call() -> None:
+        go.release()
+        done.acquire()
+
+    return call
+
+
 def bench_fire(quick: bool) -> list[Row]:
     number, rounds = (200, 3) if quick else (5000, 9)
     plugins = make_plugins(10)
@@ -179,6 +203,7 @@ def bench_fire(quick: bool) -> list[Row]:
                                     lambda: cpm.hook.post_tool(event=dict(POST_TOOL)), number, rounds)
     fire_handoff, raw_handoff = interleaved(lambda: rt.fire("post_tool", dict(POST_TOOL)),
                                             lambda: pm.hook.post_tool(event=dict(POST_TOOL)), number, rounds)
+    hand_off, raw_floor = interleaved(_ping_pong(), lambda: pm.hook.post_tool(event=dict(POST_TOOL)), number, rounds)
     fire_pre, raw_pre = interleaved(lambda: rt.fire("pre_tool", dict(PRE_TOOL)),
                                     lambda: pm.hook.pre_tool(event=dict(PRE_TOOL)), number, rounds)
 
@@ -200,6 +225,8 @@ def bench_fire(quick: bool) -> list[Row]:
             "raw pluggy pm.hook.post_tool", raw_obs, target="<= 2x"),
         Row("B1h", "the same, handlers not declared cheap (worker hand-off)", fire_handoff,
             "raw pluggy pm.hook.post_tool", raw_handoff),
+        Row("B1f", "B1h's floor: a bare hand-off to a waiting thread and back (2 lock wake-ups)", hand_off,
+            "raw pluggy pm.hook.post_tool", raw_floor),
         Row("B2", "fire(pre_tool), chain + validation + reduction, 10 plugins", fire_pre,
             "raw pluggy pm.hook.pre_tool", raw_pre, target="<= 3x"),
         Row("B3", "afire(pre_tool), 10 async handlers", statistics.median(afires), "B2 fire (sync handlers)",

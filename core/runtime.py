@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import logging
 import re
 import time
 from collections.abc import Callable, Iterable
@@ -39,8 +38,16 @@ from .stopgate import StopCounter
 from .timeouts import call_in_thread, timed_caller
 from .validation import check_payload, too_deep
 
-log = logging.getLogger("agent_hooks")
-log.addHandler(logging.NullHandler())
+
+def _warn(err: object) -> None:
+    """A plugin's error on the ``agent_hooks`` logger (silent unless the host configures it).
+    ``logging`` is imported here, not with the module: ~3 ms of every bridge process's start."""
+    import logging
+
+    log = logging.getLogger("agent_hooks")
+    if not log.handlers:
+        log.addHandler(logging.NullHandler())
+    log.warning("%s", err)
 
 DEFAULT_TIMEOUT = 30.0
 #: a plugin's hookimpls at registration: (attribute, function, code object) each
@@ -556,7 +563,7 @@ class Runtime:
                           [h.plugin for h in calls.handlers[:calls.called]], 0.0, notes,
                           stopped_by=red.stopped_by, decided=red.decision)
         for err in red.errors:
-            log.warning("%s", err)
+            _warn(err)
         outcome.duration = time.perf_counter() - start
         return outcome
 

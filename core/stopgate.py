@@ -10,7 +10,6 @@ stop obeying a stop hook after 8 in a row) remains.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 #: continuations in a row a session gets when the settings do not say (``stop_gate_limit``)
@@ -26,6 +25,8 @@ class StopCounter:
         self.path: Path | None = None
         self._memory = 0
         if session_id:
+            import hashlib  # only here: its OpenSSL load costs every bridge process ~2 ms
+
             from .settings import user_dir
 
             key = hashlib.sha256(f"{host}\0{session_id}".encode("utf-8", "surrogateescape")).hexdigest()[:32]

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import home_dir
+from ..transports.client import is_fast_client
 from .hostkit.jsonconfig import ConfigEdit, FileChange, InstallError, dump_json, read_json, run_plan
 
 #: every hook event Claude Code 2.1.330 knows (``HOOK_EVENTS`` in the agent SDK)
@@ -240,7 +241,7 @@ def is_ours(entry: Any) -> bool:
         base = os.path.basename(command.replace("\\", "/")).lower()
         if base in ("agenthooks", "agenthooks.exe"):
             return True
-        if any(os.path.basename(a) == "fastclient.py" for a in args):
+        if is_fast_client([command, *args]):
             return True
         return "-m" in args and "agent_hooks_core" in args and args.index("agent_hooks_core") < args.index("claude-code")
     return bool(_SHELL_FORM.search(command))
@@ -253,7 +254,7 @@ def is_starter(entry: Any) -> bool:
     args = entry.get("args")
     if not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
         return False
-    if "--ensure-server" in args and any(os.path.basename(a) == "fastclient.py" for a in args):
+    if "--ensure-server" in args and is_fast_client([str(entry.get("command", "")), *args]):
         return True
     runs_us = "agent_hooks_core" in args or os.path.basename(str(entry.get("command", ""))) in (
         "agenthooks", "agenthooks.exe")
@@ -268,7 +269,7 @@ def transport_of(handlers: list[dict[str, Any]]) -> str:
     """The transport our ``handlers`` use (http, client or command)."""
     if any(h.get("type") == "http" for h in handlers):
         return "http"
-    if any(any(os.path.basename(str(a)) == "fastclient.py" for a in h.get("args") or []) for h in handlers):
+    if any(is_fast_client([str(h.get("command", "")), *map(str, h.get("args") or [])]) for h in handlers):
         return "client"
     return "command"
 

@@ -16,6 +16,7 @@ hosts work.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 from dataclasses import replace
 from typing import Any
@@ -29,6 +30,8 @@ PACKAGE = "agent_hooks_core.bridges.hosts"
 _FIRST: tuple[Host, ...] | None = None
 _ALL: tuple[Host, ...] | None = None
 _PROBLEMS: list[str] = []
+#: first-party hosts read from their own module before the full collection (:func:`_named_module`)
+_NAMED: dict[str, Host | None] = {}
 
 
 class UnknownHostError(KeyError):
@@ -131,8 +134,28 @@ def names() -> list[str]:
     return [h.name for h in hosts()]
 
 
+def _named_module(name: str) -> Host | None:
+    """The first-party host ``name`` read from its own module (``claude-code`` -> ``claude_code``)
+    alone: the per-event bridge then imports one record module, not all of them."""
+    if _FIRST is not None:
+        return None  # already collected: the loop in get() finds it
+    if name in _NAMED:
+        return _NAMED[name]
+    module_name = name.replace("-", "_")
+    record = None
+    if module_name.isidentifier() and importlib.util.find_spec(f"{PACKAGE}.{module_name}") is not None:
+        module = importlib.import_module(f"{PACKAGE}.{module_name}")
+        records = _collect([(f"{PACKAGE}.{module_name}", module)], {}, "agent_hooks_core", strict=True)
+        record = next((r for r in records if r.name == name), None)
+    _NAMED[name] = record
+    return record
+
+
 def get(name: str) -> Host:
     """The host called ``name`` (or with that alias); :class:`UnknownHostError` if none is."""
+    record = _named_module(name)
+    if record is not None:
+        return record
     for pool in (first_party, hosts):  # a first-party host never needs the entry-point scan
         for record in pool():
             if name in record.names:

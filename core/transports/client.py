@@ -8,7 +8,10 @@ no user site; ``-P`` instead when agent-hooks itself lives in the user site).
 
 The fast client (``fastclient.py``) forwards the event to ``agenthooks serve`` over the 0600 unix
 socket and prints its answer; when the server cannot be reached it answers with the per-event
-process (:func:`process_command`), and starts the server for the next event.
+process (:func:`process_command`), and starts the server for the next event. When the optional
+``agent-hooks-client`` distribution is installed in this environment its native executable, which
+speaks the same protocol with the same exits but starts no interpreter, is written instead
+(:func:`native_client`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,26 @@ from collections.abc import Sequence
 from pathlib import Path
 
 FASTCLIENT = Path(__file__).with_name("fastclient.py")
+#: the native client's executable (in the ``agent_hooks_client`` package of ``agent-hooks-client``)
+NATIVE_NAME = "agenthooks-client"
+
+
+def native_client() -> str | None:
+    """The native fast client's executable when ``agent-hooks-client`` is installed here, else None."""
+    import importlib
+
+    try:
+        module = importlib.import_module("agent_hooks_client")
+    except ImportError:
+        return None
+    find = getattr(module, "executable", None)
+    path = find() if callable(find) else None
+    return path if isinstance(path, str) and os.path.isabs(path) else None
+
+
+def describe(native: str | None) -> str:
+    """How ``install`` names the client it writes."""
+    return "the native fast client (agent-hooks-client)" if native else "the fast client"
 
 
 def python() -> str:
@@ -44,19 +67,28 @@ def process_command(host: str, args: Sequence[str] = ()) -> list[str]:
     return [python(), *isolation_flags(), "-m", "agent_hooks_core", host, *args]
 
 
+def _client(sock: str, native: str | None) -> list[str]:
+    """The client program and its options up to the event's own (``--gating``...)."""
+    flags = ",".join(isolation_flags())
+    if native:
+        return [native, "--socket", sock, "--isolation", flags, "--python", python()]
+    return [python(), "-S", "-I", str(FASTCLIENT), "--socket", sock, "--isolation", flags]
+
+
 def command_for(host: str, args: Sequence[str] = (), *, gating: bool = False, autostart: bool = True,
-                socket: str | os.PathLike[str] | None = None) -> list[str]:
+                socket: str | os.PathLike[str] | None = None, native: str | bool | None = True) -> list[str]:
     """The fast client command for one event of ``host``, exec form.
 
     ``args`` are the host command's options (``--event PreToolUse``...); ``gating``: the event
     decides whether an action runs, so any failure of the client itself exits 2 with the reason on
-    stderr (a block in every host); ``autostart``: a down server is started for the next event.
+    stderr (a block in every host); ``autostart``: a down server is started for the next event;
+    ``native``: True for the native client when it is installed (:func:`native_client`), False for
+    the Python one, or the path of a native client executable.
     """
     from ..serve import paths
 
     sock = str(socket) if socket is not None else str(paths.socket_path())
-    flags = isolation_flags()
-    command = [python(), "-S", "-I", str(FASTCLIENT), "--socket", sock, "--isolation", ",".join(flags)]
+    command = _client(sock, _native(native))
     if gating:
         command.append("--gating")
     if autostart:
@@ -64,16 +96,31 @@ def command_for(host: str, args: Sequence[str] = (), *, gating: bool = False, au
     return [*command, "--", host, *args]
 
 
-def ensure_server_command(timeout: float, socket: str | os.PathLike[str] | None = None) -> list[str]:
+def _native(native: str | bool | None) -> str | None:
+    if native is True:
+        return native_client()
+    return native or None
+
+
+def ensure_server_command(timeout: float, socket: str | os.PathLike[str] | None = None,
+                          native: str | bool | None = True) -> list[str]:
     """The fast client command that starts the warm server unless it answers (SessionStart of the
     http transport): a status round trip when it runs, the full ``serve start`` only when not."""
     from ..serve import paths
 
     sock = str(socket) if socket is not None else str(paths.socket_path())
-    return [python(), "-S", "-I", str(FASTCLIENT), "--socket", sock, "--isolation", ",".join(isolation_flags()),
-            "--timeout", f"{timeout:g}", "--ensure-server"]
+    return [*_client(sock, _native(native)), "--timeout", f"{timeout:g}", "--ensure-server"]
+
+
+def is_client_name(name: str) -> bool:
+    """True for the file name of a fast client program: the Python one, the native one, or the
+    launcher of the native one (``agenthooks-<environment>-client``)."""
+    name = name.lower()
+    return name in (FASTCLIENT.name, NATIVE_NAME) or (name.startswith("agenthooks-") and name.endswith("-client"))
 
 
 def is_fast_client(argv: Sequence[str]) -> bool:
-    """True for a command :func:`command_for` wrote (any environment)."""
+    """True for a command :func:`command_for` wrote (any environment, either client, launched or not)."""
+    if argv and is_client_name(os.path.basename(str(argv[0]))) and "--socket" in argv:
+        return True
     return any(Path(a).name == FASTCLIENT.name and "transports" in Path(a).parts for a in argv)

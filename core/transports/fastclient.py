@@ -29,6 +29,12 @@ Options (written by ``agent_hooks_core.transports.client.command_for``):
   --autostart          start the server when it is down
   --ensure-server      start the server unless it answers; no event
   --timeout SECONDS    the event's whole budget (default 55, under the hosts' 60 s)
+  --python PATH        the interpreter of the per-event process (default: this one)
+
+The event read from stdin is bounded: at most 64 MiB (``dispatch.MAX_EVENT_BYTES``), and stdin must
+be closed within the deadline; either failure exits like every other failure of ours (2 on a gating
+event). The native client (``clients/native``, the ``agent-hooks-client`` distribution) implements
+this file's protocol and exits in C; both run against one table of failures (tests/transports).
 """
 
 import _socket
@@ -38,6 +44,8 @@ import time
 
 DEFAULT_TIMEOUT = 55.0
 MAX_REPLY = 256 << 20
+#: the largest event read from stdin (``dispatch.MAX_EVENT_BYTES``; this file imports nothing of ours)
+MAX_EVENT = 64 << 20
 #: exit statuses an answer to a gating event may have: 0 (the answer is on stdout) and 2 (block)
 GATING_CODES = (0, 2)
 #: seconds of the budget kept for the per-event process to write its answer and exit after its
@@ -63,6 +71,8 @@ class Options:
         self.autostart = False
         self.ensure_server = False
         self.timeout = DEFAULT_TIMEOUT
+        #: the interpreter of the per-event process and of ``serve start``
+        self.python = sys.executable
 
     def flags(self) -> "list[str]":
         """The interpreter flags of the per-event process."""
@@ -94,7 +104,7 @@ def _parse(argv: "list[str]") -> "tuple[Options, str | None, list[str]]":
             opts.autostart = True
         elif arg == "--ensure-server":
             opts.ensure_server = True
-        elif arg in ("--socket", "--isolation", "--timeout"):
+        elif arg in ("--socket", "--isolation", "--timeout", "--python"):
             if i + 1 >= len(argv):
                 raise ValueError(arg + " needs a value")
             i += 1
@@ -105,6 +115,8 @@ def _parse(argv: "list[str]") -> "tuple[Options, str | None, list[str]]":
                 opts.timeout = value
             elif arg == "--socket":
                 opts.socket = argv[i]
+            elif arg == "--python":
+                opts.python = argv[i]
             else:
                 opts.isolation = argv[i]
         else:
@@ -191,7 +203,7 @@ def _ask_server(path: str, host: str, args: "list[str]", raw: bytes, until: floa
         elif name == b"x-agent-hooks-stdout-length":
             out_len = int(value)
     body = reply[end + 4:]
-    if code is None or out_len is None or out_len > len(body):
+    if code is None or out_len is None or not 0 <= out_len <= len(body):
         raise Unreachable("the server's answer is incomplete")
     return code, body[:out_len], body[out_len:]
 
@@ -318,9 +330,29 @@ def _run_bounded(argv: "list[str]", raw: bytes, until: float,
     return status, b"".join(out)
 
 
+def _read_event(until: float) -> bytes:
+    """stdin, at most :data:`MAX_EVENT` bytes, by the deadline (a host may never close it).
+
+    ValueError naming the problem when it is larger; Overrun when it is not closed in time."""
+    import select
+
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        if not select.select([0], [], [], _left(until))[0]:
+            continue  # _left raises once the deadline has passed
+        chunk = posix.read(0, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > MAX_EVENT:
+            raise ValueError("the event is larger than " + format(MAX_EVENT, ",") + " bytes")
+        chunks.append(chunk)
+
+
 def _in_process(opts: Options, host: str, args: "list[str]", raw: bytes, until: float) -> "tuple[int, bytes]":
     """(wait status, stdout) of the per-event process answering ``raw`` with what is left of the budget."""
-    argv = [sys.executable, *opts.flags(), "-m", "agent_hooks_core", host, *args]
+    argv = [opts.python, *opts.flags(), "-m", "agent_hooks_core", host, *args]
     env = dict(posix.environ)
     left = until - time.monotonic()
     env[b"AGENT_HOOKS_ANSWER_BY"] = repr(time.time() + max(left - MARGIN, left / 2)).encode()
@@ -329,7 +361,7 @@ def _in_process(opts: Options, host: str, args: "list[str]", raw: bytes, until: 
 
 def _autostart(opts: Options) -> None:
     try:
-        _spawn([sys.executable, *opts.flags(), "-m", "agent_hooks_core", "serve", "start", "--quiet"], detach=True)
+        _spawn([opts.python, *opts.flags(), "-m", "agent_hooks_core", "serve", "start", "--quiet"], detach=True)
     except OSError:
         pass  # the event is answered anyway; doctor says why the server is down
 
@@ -357,7 +389,7 @@ def _ensure_server(opts: Options, until: float) -> int:
     """Exit 0 when the server answers; else ``serve start --quiet`` by the full CLI, its status."""
     if opts.socket and _server_answers(opts.socket, until):
         return 0
-    status, out = _run_bounded([sys.executable, *opts.flags(), "-m", "agent_hooks_core", "serve", "start", "--quiet"],
+    status, out = _run_bounded([opts.python, *opts.flags(), "-m", "agent_hooks_core", "serve", "start", "--quiet"],
                                b"", until)
     _emit(out)
     code = posix.waitstatus_to_exitcode(status)
@@ -381,8 +413,12 @@ def main(argv: "list[str]") -> int:
         except Overrun:
             return _fail(False, "the warm server did not start within " + format(opts.timeout, "g") + " s")
     try:
-        raw = sys.stdin.buffer.read()
-    except (OSError, ValueError) as exc:
+        raw = _read_event(until)
+    except Overrun:
+        return _fail(gating, "stdin was not closed within the deadline")
+    except ValueError as exc:
+        return _fail(gating, str(exc))
+    except OSError as exc:
         return _fail(gating, "cannot read stdin (" + str(exc) + ")")
     note = None
     if host is None:  # only --ensure-server goes without one (_parse)

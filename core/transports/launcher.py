@@ -14,6 +14,8 @@ interpreter and the file it needs (the fast client, inside our package), and:
 Usage: ``LAUNCHER [--gating] PYTHON-ARGS...``. One launcher per environment (named by
 :func:`agent_hooks_core.serve.paths.identity`); ``agenthooks install`` (re)writes it, ``doctor``
 reads it back (:func:`broken`). Not on Windows (no ``sh``): the interpreter is written directly.
+When the native fast client (``agent-hooks-client``) is installed, a second launcher
+(``agenthooks-<environment>-client``) records its executable and runs it the same way.
 """
 
 from __future__ import annotations
@@ -44,11 +46,12 @@ def directory() -> Path:
     return Path(platformdirs.user_data_dir("agent-hooks", appauthor=False)) / "bin"
 
 
-def path() -> Path:
-    """This environment's launcher (it may not exist yet: :func:`write` makes it)."""
+def path(native: bool = False) -> Path:
+    """This environment's launcher (it may not exist yet: :func:`write` makes it); ``native``: the
+    one of the native client."""
     from ..serve.paths import identity
 
-    return Path(os.path.abspath(directory() / f"agenthooks-{identity()}"))
+    return Path(os.path.abspath(directory() / f"agenthooks-{identity()}{'-client' if native else ''}"))
 
 
 def _python() -> str:
@@ -80,12 +83,13 @@ def script(python: str | None = None, needs: str | None = None) -> str:
     ])
 
 
-def write() -> Path:
-    """Write (or refresh) this environment's launcher, atomically; its path."""
+def write(native: str | None = None) -> Path:
+    """Write (or refresh) this environment's launcher, atomically; its path. ``native``: the native
+    client's executable, for its launcher."""
     from ..fileio import atomic_write
 
-    target = path()
-    text = script()
+    target = path(native is not None)
+    text = script(native, native) if native is not None else script()
     try:
         current = target.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -139,17 +143,31 @@ def broken(command: str) -> str | None:
     return None
 
 
+def _native() -> str | None:
+    from .client import native_client
+
+    return native_client()
+
+
 def wrap(argv: list[str], gating: bool) -> list[str]:
-    """``argv`` (this interpreter first) through the launcher, when the platform has one."""
-    if not supported() or not argv or argv[0] != _python():
+    """``argv`` (this interpreter or the native client first) through its launcher, when the
+    platform has one."""
+    if not supported() or not argv:
         return list(argv)
-    return [str(path()), *([GATING] if gating else []), *argv[1:]]
+    if argv[0] == _python():
+        return [str(path()), *([GATING] if gating else []), *argv[1:]]
+    if argv[0] == _native():
+        return [str(path(native=True)), *([GATING] if gating else []), *argv[1:]]
+    return list(argv)
 
 
 def write_if_referenced(*texts: str | None) -> None:
-    """Write the launcher when one of ``texts`` (the configuration files about to be written) names it."""
+    """Write the launchers one of ``texts`` (the configuration files about to be written) names."""
     if not supported():
         return
-    target = str(path())
+    target, native_target = str(path()), str(path(native=True))
     if any(t and target in t for t in texts):
         write()
+    native = _native() if any(t and native_target in t for t in texts) else None
+    if native is not None:
+        write(native)

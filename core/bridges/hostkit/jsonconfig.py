@@ -181,10 +181,14 @@ def transport_note(host_title: str) -> str:
         from ...transports import launcher
     except ImportError:
         return "transport: a process per event"
-    text = (f"transport: the fast client ({host_title} runs only commands): each event goes to the warm server "
+    from ...transports.client import describe, native_client
+
+    native = native_client()
+    text = (f"transport: {describe(native)} ({host_title} runs only commands): each event goes to the warm server "
             "over your private unix socket, or to a process of its own while the server is down, which starts it")
     if launcher.supported():
-        text += f"; run by the launcher {launcher.path()}, which blocks gating events if this environment moves"
+        text += (f"; run by the launcher {launcher.path(native is not None)}, which blocks gating events if this "
+                 "environment moves")
     return "\n  ".join(textwrap.wrap(text, 76, break_on_hyphens=False))
 
 
@@ -256,12 +260,15 @@ def runs_us(command: Any, host: str) -> bool:
         tokens = shlex.split(command)
     except ValueError:
         return False
+    from ...transports.client import is_client_name
+
     for i, token in enumerate(tokens):
         name = os.path.basename(token.replace("\\", "/")).lower()
-        if name in ("agenthooks", "agenthooks.exe", "agent_hooks_core", "fastclient.py"):
+        client = is_client_name(name)
+        if client or name in ("agenthooks", "agenthooks.exe", "agent_hooks_core"):
             rest = tokens[i + 1:]
             if rest[:1] == [host]:
                 return True
-            if name == "fastclient.py" and "--" in rest and rest[rest.index("--") + 1:][:1] == [host]:
+            if client and "--" in rest and rest[rest.index("--") + 1:][:1] == [host]:
                 return True
     return False
