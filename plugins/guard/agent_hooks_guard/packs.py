@@ -62,6 +62,10 @@ class Spec:
         object.__setattr__(self, "_names", _matcher("|".join(self.command).lower()))
         object.__setattr__(self, "_words", [_matcher(w) for w in self.words])
 
+    def names(self, name: str) -> bool:
+        """Whether the program ``name`` (lower case) is one this spec looks at."""
+        return _matches(self._names, name)  # type: ignore[attr-defined]
+
     def __call__(self, cmd: Command, pol: Policy) -> Iterator[Finding]:
         if not _matches(self._names, cmd.name.lower()):  # type: ignore[attr-defined]
             return

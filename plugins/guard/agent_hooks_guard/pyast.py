@@ -15,6 +15,7 @@ to its linear regexes).
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -303,6 +304,14 @@ def python_calls(code: str, via: str, depth: int = 0) -> list[Derived] | None:
         return []
     if len(code) > AST_LIMIT:
         return None
+    got = _read(code, via, depth)
+    return None if got is None else list(got)
+
+
+@functools.lru_cache(maxsize=256)
+def _read(code: str, via: str, depth: int) -> tuple[Derived, ...] | None:
+    # a command line repeats its one-liners (python3 -c '...' in a loop body, a; a; a): each is parsed
+    # once; Derived is frozen, so the same items can be handed out again
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
@@ -312,7 +321,7 @@ def python_calls(code: str, via: str, depth: int = 0) -> list[Derived] | None:
         reader.walk(tree)
     except (RecursionError, _TooLarge):
         return None
-    return reader.out
+    return tuple(reader.out)
 
 
 def derived(code: str, via: str) -> Iterator[Derived]:

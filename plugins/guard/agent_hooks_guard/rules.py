@@ -961,17 +961,18 @@ def deny_commands(cmd: Command, pol: Policy) -> Iterator[Finding]:
 #: the commands whose interpreters run a script (what pipe-to-shell looks at)
 SCRIPT_RUNNERS = SHELLS | INTERPRETERS | {"source", ".", "eval"}
 #: which commands each rule looks at: names, "writes"/"reads" (commands with such targets),
-#: "scripts" (shells and interpreters) or "all". The policy calls a rule only for those, so the
+#: "scripts" (shells and interpreters), "wrapped" (run through a wrapper such as sudo or
+#: systemd-run, or a privileged program itself) or "all". The policy calls a rule only for those, so the
 #: cost per simple command stays flat however many rules and packs there are.
 GATES: dict[str, frozenset[str] | str] = {
     "rm-broad": "writes",
     "chmod-broad": "writes",
     "control-plane": "all",
     "find-delete": frozenset({"find"}),
-    "sudo": "all",
+    "sudo": "wrapped",
     "chmod-777": frozenset({"chmod"}),
     "setuid": frozenset({"chmod"}),
-    "schedule": "all",
+    "schedule": "wrapped",
     "pipe-to-shell": "scripts",
     "mkfs": "all",
     "device-write": "all",

@@ -157,10 +157,12 @@ class Command:
     """for a command found inside another (``python3 -c``, ``find -exec``): how it was found"""
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """what rules computed about it once (write and read targets)"""
+    name: str = field(init=False, repr=False, compare=False)
+    """``argv[0]`` or ``""`` (every rule asks, dozens of times per command: an attribute, not a property;
+    argv is never changed after the command is made)"""
 
-    @property
-    def name(self) -> str:
-        return self.argv[0] if self.argv else ""
+    def __post_init__(self) -> None:
+        self.name = self.argv[0] if self.argv else ""
 
     @property
     def text(self) -> str:
