@@ -218,7 +218,7 @@ BUILTIN: dict[str, dict[str, Any]] = {
                   "diskutil eraseDisk APFS X disk2", "sgdisk --zap-all /dev/sda", 'rm -rf "$(pwd)"',
                   "python3 -c \"import os; [os.remove(os.path.join(r, f)) for r, _, fs in os.walk(os.path.expanduser('~')) for f in fs]\"",
                   "IFS=,; c=rm,-rf,/; $c", "cp /dev/stdin /tmp/x.sh <<< 'rm -rf ~' && sh /tmp/x.sh",
-                  "echo 'rm -rf ~' > x.sh; bash < x.sh"],
+                  "echo 'rm -rf ~' > x.sh; bash < x.sh", "echo 'import shutil; shutil.rmtree(\"/\")' > x.py; python3 < x.py"],
         "allow": ["hdparm -I /dev/sda", "mkfs.ext4 -F disk.img", "rm -rf build", 'rm -rf "$(pwd)/build"',
                   "python3 -c \"import glob, os; [os.remove(f) for f in glob.glob('*.pyc')]\"",
                   "install -m600 .env.sample .env", "find . -name '*.pyc' -delete", "chmod +x run.sh", "diskutil list", "fdisk -l"],

@@ -94,16 +94,14 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
         if read is not None:
             name, fed = read
             # mysql < q.sql, redis-cli < cmds.txt: judged as if the text written were given inline
-            if cmd.name in SHELLS:
-                found, _ = parse_bounded(fed, min(SCRIPT_COMMANDS, left))
-            else:
-                found = [Command(list(cmd.argv), [("<<<", fed)], [], list(cmd.wrappers), raw=list(cmd.raw))]
+            # (an interpreter reading its script from it is parsed as one, its code analysed too)
+            text = fed if cmd.name in SHELLS else f"{shlex.join(cmd.argv)} <<< {shlex.quote(fed)}"
+            found, _ = parse_bounded(text, min(SCRIPT_COMMANDS, left))
             scripts += 1
             left -= len(found) + 1
             for c in found:
                 c.via = c.via or f"{cmd.name} < {name}, written earlier in the same command"
-                if cmd.name in SHELLS:
-                    c.wrappers = [*cmd.wrappers, *c.wrappers]
+                c.wrappers = [*cmd.wrappers, *c.wrappers]
             out += found
             continue
         run = _runs(cmd)
