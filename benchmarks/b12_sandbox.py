@@ -3,6 +3,8 @@
 S1  a shell command run inside bubblewrap, as the hook rewrites it (``true``, then ``make -n``-like
     ``ls`` of the project), from the host's shell          vs the same command unsandboxed
     target: the sandbox adds at most 10 ms per command
+S1c bubblewrap's floor: the same namespaces, /dev, /proc and /tmp, no policy mounts, no prelude
+    (what any bubblewrap sandbox costs here: S1 minus S1c is the policy's own share)
 S2  the rewrite itself: fire("pre_tool") with the sandbox  vs fire("pre_tool") with no plugin
 """
 
@@ -27,17 +29,19 @@ def run(quick: bool) -> list[dict[str, Any]]:
     import agent_hooks_sandbox
     from agent_hooks_core import Runtime
     from agent_hooks_sandbox.policy import build, find_program, resolve
-    from agent_hooks_sandbox.probe import unavailable
+    from agent_hooks_sandbox.probe import check
 
     program = find_program("bwrap")
-    why = unavailable(program, fresh=True)
+    why, isolation = check(program, fresh=True)
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="ah-bench-sandbox-") as project:
         os.makedirs(os.path.join(project, ".agent-hooks"))
         config = resolve(None)
         if why is None:
-            for label, command in (("S1", "true"), ("S1b", "ls -la")):
-                wrapped = build(config, project, command, bwrap=program).command_line()
+            floor = " ".join([program or "bwrap", *isolation, "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev",
+                              "--proc", "/proc", "--tmpfs", "/tmp", "--", "/bin/sh", "-c", "true"])
+            for label, command in (("S1", "true"), ("S1b", "ls -la"), ("S1c", "true")):
+                wrapped = floor if label == "S1c" else build(config, project, command, bwrap=program).command_line()
                 _shell(wrapped, project), _shell(command, project)
                 runs = 5 if quick else 40
                 boxed, plain = [], []
@@ -45,7 +49,9 @@ def run(quick: bool) -> list[dict[str, Any]]:
                     boxed.append(_shell(wrapped, project))
                     plain.append(_shell(command, project))
                 b, p = statistics.median(boxed), statistics.median(plain)
-                rows.append({"name": label, "what": f"`{command}` inside bubblewrap (the hook's rewrite)",
+                what = ("`true` inside bubblewrap's namespaces alone (no policy mounts, no prelude)" if label == "S1c"
+                        else f"`{command}` inside bubblewrap (the hook's rewrite)")
+                rows.append({"name": label, "what": what,
                              "value_s": b, "baseline": f"`{command}` unsandboxed", "baseline_s": p,
                              "target": "<= +10 ms", "note": f"sandbox setup {(b - p) * 1e3:.1f} ms"})
         else:

@@ -35,6 +35,24 @@ _MIXED = ("git status && echo \"$(date)\" | tee -a log.txt; python3 -c 'print(1)
           "grep -rn 'TODO' src | sort | uniq -c; ")
 
 
+#: the heaviest inputs of tests/plugins (each within the 64 KiB limit or cut to it): the decision must
+#: stay within 20 ms of CPU and, when a dangerous command is among the first 1,000, name its rule
+_WORDS = ["git", "ls", "cat", "echo", "grep", "sed", "cp", "mv", "rm", "tee", "curl", "python3", "npm", "make"]
+HEAVY = [
+    ("100,000-deep `$(`", "echo $(" * 100_000 + "ls" + ")" * 100_000),
+    ("100,000-deep `\"$(`", 'echo "$(' * 100_000 + "ls" + ')"' * 100_000),
+    ("100,000-deep `(`", "(" * 100_000 + "ls" + ")" * 100_000),
+    ("Python heredoc, 54 KB", "python3 - <<'EOF'\n" + "import os\nx = os.path.join('a', 'b')\n" * 1500 + "EOF\n"),
+    ("16,000 pipes", "a" + " | b" * 16_000),
+    ("6,000 `a;b&&c\\|\\|d`", "a;b&&c||d " * 6_000),
+    ("`bash -c` of 10,000 commands", "bash -c 'echo hi; " + "ls; " * 10_000 + "'"),
+    ("1,000 distinct commands with writes",
+     "; ".join(f"{w} -x{i} file{i}.txt > out{i}.log" for i, w in zip(range(1200), _WORDS * 100, strict=False))),
+    ("`rm -rf ~` then 1,200 commands", "rm -rf ~; " + "true; " * 1_200),
+    ("1 MB mixed", ""),
+]
+
+
 def command(shape: str, size: int) -> str:
     if shape == "words":
         head = "git add"
@@ -48,11 +66,14 @@ def command(shape: str, size: int) -> str:
 
 
 def measure(shape: str, size: int, runs: int) -> tuple[float, float, float, float, bool]:
+    return _measure(command(shape, size), runs)[:5]  # type: ignore[return-value]
+
+
+def _measure(text: str, runs: int) -> tuple[float, float, float, float, bool, str]:
     from agent_hooks_guard.policy import Policy, resolve
 
     pol = Policy(resolve(None), str(ROOT))
-    text = command(shape, size)
-    pol.check_tool("bash", {"command": text})  # warm: compiled regexes, imports
+    check = pol.check_tool("bash", {"command": text})  # warm: compiled regexes, imports
     wall, cpu = [], []
     blocked = False
     for _ in range(runs):
@@ -61,12 +82,23 @@ def measure(shape: str, size: int, runs: int) -> tuple[float, float, float, floa
         cpu.append(time.process_time() - start_cpu)
         wall.append(time.perf_counter() - start)
         blocked = bool(check.findings)
+    rules = ", ".join(dict.fromkeys(f.rule for f in check.findings))
 
     def p(values: list[float], q: float) -> float:
         values = sorted(values)
         return statistics.median(values) if q == 0.5 else values[min(len(values) - 1, int(len(values) * q))]
 
-    return p(cpu, 0.5), p(cpu, 0.99), p(wall, 0.5), p(wall, 0.99), blocked
+    return p(cpu, 0.5), p(cpu, 0.99), p(wall, 0.5), p(wall, 0.99), blocked, rules
+
+
+def heavy_table(quick: bool) -> str:
+    rows = ["| input | CPU p50 ms | CPU p99 ms | wall p50 ms | decision |", "| --- | ---: | ---: | ---: | --- |"]
+    for label, text in HEAVY:
+        text = text or command("mixed", 1_000_000)
+        c50, c99, w50, _, blocked, rules = _measure(text, 3 if quick else 30)
+        rows.append(f"| {label} | {_ms(c50)} | {_ms(c99)} | {_ms(w50)} | "
+                    f"{'blocked (' + rules + ')' if blocked else 'allowed'} |")
+    return "\n".join(rows)
 
 
 def _ms(seconds: float) -> str:
@@ -88,7 +120,8 @@ def table(quick: bool) -> str:
     load = f", load average {os.getloadavg()[0]:.1f} while measuring" if hasattr(os, "getloadavg") else ""
     machine = f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs{load}"
     runs = ", ".join(f"{label}: {RUNS[size]}" for label, size in SIZES)
-    return "\n".join([*rows, "", f"Measured with `python benchmarks/bench_guard.py` ({machine}; runs per row: {runs})."])
+    return "\n".join([*rows, "", f"The heaviest inputs of the tests ({3 if quick else 30} runs each):", "", heavy_table(quick), "",
+                      f"Measured with `python benchmarks/bench_guard.py` ({machine}; runs per row: {runs})."])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,9 @@
 Corpora (``block<TAB>command`` / ``allow<TAB>command`` lines, ``⏎`` a newline): the shipped one
 (``corpus.tsv``, what ``agenthooks guard test --shipped`` runs), ``heldout.tsv`` (written before
 the effect model; its misses guided the category rules, so it is no longer unseen) and
-``heldout2.tsv`` (written afterwards and measured without any change made for it). Each command is
+``heldout2.tsv`` (written afterwards and measured without any change made for it) and
+``heldout3.tsv`` (held-out C: written from the categories alone and committed before the guard was
+run on it; its misses were then fixed by class, and FIRST keeps the figures from before). Each command is
 decided with the default settings, no UI, in a fresh project directory under a fresh ``HOME`` (a
 child process, so nothing of the machine's own settings or home leaks in). "caught" is the share
 of ``block`` lines blocked; "false positives" the share of ``allow`` lines blocked.
@@ -28,7 +30,11 @@ GUARD = ROOT / "plugins" / "guard" / "agent_hooks_guard"
 README = ROOT / "plugins" / "guard" / "README.md"
 BEGIN, END = "<!-- guard_corpora:begin -->", "<!-- guard_corpora:end -->"
 CORPORA = [("shipped", GUARD / "corpus.tsv"), ("held-out A (seen)", GUARD / "heldout.tsv"),
-           ("held-out B (unseen)", GUARD / "heldout2.tsv")]
+           ("held-out B", GUARD / "heldout2.tsv"), ("held-out C", GUARD / "heldout3.tsv")]
+#: each held-out corpus's first measurement, before any change made for it: (caught, wrongly blocked).
+#: A and B: as measured before held-out C was written (A had already guided the rules); C: measured
+#: right after it was committed, before the rules that fix its misses
+FIRST = {"heldout.tsv": (137, 0), "heldout2.tsv": (81, 0), "heldout3.tsv": (214, 5)}
 
 _CHILD = r"""
 import json, sys
@@ -74,10 +80,14 @@ def measure() -> list[dict[str, object]]:
 
 
 def table(rows: list[dict[str, object]]) -> str:
-    lines = ["| corpus | dangerous | caught | benign | wrongly blocked |", "| --- | ---: | ---: | ---: | ---: |"]
+    lines = ["| corpus | dangerous | caught | benign | wrongly blocked | before (caught / wrongly blocked) |",
+             "| --- | ---: | ---: | ---: | ---: | --- |"]
     for r in rows:
+        first = FIRST.get(str(r["file"]))
+        before = (f"{first[0]} ({100.0 * first[0] / max(1, int(str(r['dangerous']))):.1f} %) / {first[1]} "
+                  f"({100.0 * first[1] / max(1, int(str(r['benign']))):.1f} %)") if first else "-"
         lines.append(f"| {r['corpus']} (`{r['file']}`) | {r['dangerous']} | {r['caught']} ({r['caught_pct']:.1f} %) "
-                     f"| {r['benign']} | {r['false_positives']} ({r['fp_pct']:.1f} %) |")
+                     f"| {r['benign']} | {r['false_positives']} ({r['fp_pct']:.1f} %) | {before} |")
     return "\n".join(lines)
 
 

@@ -206,7 +206,7 @@ def test_an_image_file_is_not_a_disk_but_a_device_is(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", ["git stash && git reset --hard HEAD", "git branch -d feature/old",
-                                     "git push origin --delete feature/old"])
+                                     "git push origin --delete feature/old", "ssh staging 'sudo systemctl restart api'"])
 def test_the_strict_pack_decides_judgement_calls_the_strict_way(command: str) -> None:
     assert decide(command)[0] == "allow"
     assert decide(command, enable_packs=["strict"])[0] == "block"

@@ -98,7 +98,9 @@ def test_a_shell_command_is_rewritten_to_run_inside_bwrap(tool: str, project: Pa
     argv = wrapped(out)
     assert argv[0] == "/usr/bin/bwrap"
     assert argv[-1] == command  # the model's command, byte for byte
-    assert argv[argv.index("--") + 1:argv.index("--") + 3] == ["/bin/bash", "-c"]
+    # the prelude runs in the system's sh, then execs the command's shell (bash by default)
+    assert argv[argv.index("--") + 1:argv.index("--") + 3] == ["/bin/sh", "-c"]
+    assert argv[argv.index("--") + 3].endswith('exec /bin/bash -c "$1" bash')
     assert out.data["arguments"]["description"] == "d"  # other arguments kept
     for flag in ("--die-with-parent", "--unshare-net", "--unshare-pid", "--new-session"):
         assert flag in argv
@@ -209,6 +211,28 @@ def test_secret_named_environment_variables_are_unset(project: Path, home: Path,
     for name in ("KEEP_ME_TOKEN", "PATH", "GIT_AUTHOR_NAME"):
         assert name not in plan.unset_env
     assert pairs(list(plan.argv), "--unsetenv") == list(plan.unset_env)
+
+
+def test_the_mount_plan_is_reused_until_what_it_was_read_from_changes(project: Path, home: Path,
+                                                                       tmp_path: Path) -> None:
+    from agent_hooks_sandbox import policy
+
+    first = build(resolve(None), str(project), "true")
+    again = build(resolve(None), str(project), "make test")
+    assert again.argv[:len(first.argv) - 1] == first.argv[:-1] and again.argv[-1] == "make test"
+    assert any(hit[2] is not None for hit in policy._PLANS.values())
+    # a credential store made since, a project directory replaced by a link, a store swapped for a link:
+    # each is seen by the next command, not the plan's reuse
+    (home / ".aws").mkdir()
+    assert str(home / ".aws") in build(resolve(None), str(project), "true").hidden
+    (project / ".claude").mkdir()
+    assert str(project / ".claude") in build(resolve(None), str(project), "true").read_only
+    elsewhere = tmp_path / "keys"
+    elsewhere.mkdir()
+    (home / ".ssh" / "id_rsa").unlink()
+    (home / ".ssh").rmdir()
+    (home / ".ssh").symlink_to(elsewhere)
+    assert str(elsewhere) in build(resolve(None), str(project), "true").hidden
 
 
 def test_network_on_keeps_the_network(project: Path) -> None:

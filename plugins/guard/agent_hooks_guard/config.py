@@ -34,6 +34,7 @@ class PackRule(BaseModel):
     flags: list[str] = Field(default_factory=list, description="any of these options (-f matches inside -rf)")
     unless: list[str] = Field(default_factory=list, description="options that make it harmless")
     match: str | None = Field(None, description="a regex searched (case-insensitively) in the arguments")
+    match_each: bool = Field(False, description="also try `match` on each argument alone ($ = its end)")
     unless_match: str | None = Field(None, description="a regex that, found in the arguments, makes it harmless")
 
     @field_validator("match", "unless_match")

@@ -48,7 +48,9 @@ _KEYS = ["id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.pem", "*.key", "*.
          "*.keystore"]
 _CREDENTIALS = [".netrc", ".npmrc", ".pypirc", ".git-credentials", ".aws/credentials", ".aws/config",
                 ".docker/config.json", ".kube/config", "~/.gnupg/", "~/.config/gcloud/", "credentials.json",
-                ".htpasswd"]
+                ".htpasswd", ".pgpass", ".my.cnf", ".vault-token", "~/.config/gh/hosts.yml", "~/.config/glab-cli/",
+                "~/.config/hub", "~/.azure/", "~/.terraform.d/credentials.tfrc.json", "~/.password-store/",
+                "~/.local/share/keyrings/"]
 
 #: system files and directories: accounts, sudoers, boot, binaries, cron
 _SYSTEM = ["/etc/", "/boot/", "/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/lib/", "/lib/", "/lib64/",

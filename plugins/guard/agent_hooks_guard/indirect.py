@@ -48,10 +48,14 @@ _LITERAL = re.compile(r"\s*\(?\s*(" + _STR + r")")
 _LIST = re.compile(r"\s*\(?\s*\[([^\]]{0,4096})\]")
 _STRINGS = re.compile(_STR)
 _HOME_EXPR = re.compile(
-    r"""\s*\(?\s*(?:os\.path\.expanduser\(\s*(['"])(~[^'"]*)\1\s*\)|(?:pathlib\.)?Path\.home\(\)|(?:require\(\s*['"](?:node:)?os['"]\s*\)|os)\.homedir\(\)"""
+    r"""\s*\(?\s*(?:(?:os\.path\.expanduser|File\.expand_path)\(\s*(['"])(~[^'"]*)\1\s*\)|(?:pathlib\.)?Path\.home\(\)|(?:require\(\s*['"](?:node:)?os['"]\s*\)|os)\.homedir\(\)"""
     r"""|os\.environ\[\s*['"]HOME['"]\s*\]|os\.getenv\(\s*['"]HOME['"]\s*\)|process\.env\.HOME|ENV\[\s*['"]HOME['"]\s*\]"""
-    r"""|\$ENV\{\s*['"]?HOME['"]?\s*\}|Dir\.home|getenv\(\s*['"]HOME['"]\s*\)|\$_SERVER\[\s*['"]HOME['"]\s*\])"""
+    r"""|\$ENV\{\s*['"]?HOME['"]?\s*\}|Dir\.home|Deno\.env\.get\(\s*['"]HOME['"]\s*\)|getenv\(\s*['"]HOME['"]\s*\)|\$_SERVER\[\s*['"]HOME['"]\s*\])"""
     r"""(?:\s*(?:/|\+)\s*(['"])([^'"]*)\3)?""")
+#: code naming the home or the working directory as a root (a delete there with a computed path is broad)
+_BROAD_ROOT = re.compile(r"""\$ENV\{\s*['"]?HOME|ENV\[\s*['"]HOME|Dir\.(?:home|pwd)\b|homedir\(\)|process\.cwd\(\)"""
+                         r"""|getcwd\(|Path\.(?:home|cwd)\(\)|expanduser\(|expand_path\(\s*['"]~|getenv\(\s*['"]HOME"""
+                         r"""|\$_SERVER\[\s*['"]HOME|Deno\.(?:cwd\(\)|env\.get\(\s*['"]HOME)""")
 _PATH_CALL = re.compile(r"\s*\(?\s*(?:pathlib\.)?Path\(\s*(" + _STR + r")\s*\)")
 
 
@@ -142,13 +146,14 @@ _LANGS: dict[str, _Lang] = {
         delete=_rx(r"\b(?:File\.(?:delete|unlink)|FileUtils\.rm(?:_f)?)\b"),
         write=_rx(r"\bFile\.write\b|\bFile\.open(?=\s*\(?\s*" + _STR + r"\s*,\s*['\"][wa])"),
         read=_rx(r"\b(?:File|IO)\.(?:read|readlines|binread|foreach)\b"),
-        fetch=_rx(r"\b(?:URI\.open|Net::HTTP\.(?:get|get_response|post_form)|open-uri)\b"),
+        fetch=_rx(r"\b(?:URI\.open|Net::HTTP\.(?:get|get_response|post_form|post)|open-uri)\b"),
     ),
     "node": _Lang(
         shell=_rx(r"\b(?:execSync|exec|spawnSync|spawn|execFileSync|execFile|\$)(?=\s*\()|\bBun\.spawn(?:Sync)?\b"
                   r"|\bDeno\.Command\b"),
         code_eval=_rx(r"(?<![\w.])(?:eval|Function)(?=\s*\()"),
-        delete_tree=_rx(r"\b(?:rmSync|rmdirSync|rm|rmdir)(?=\s*\((?:[^()]|\([^()]{0,256}\)){0,4096}recursive\s*:\s*true)"),
+        delete_tree=_rx(r"\b(?:rmSync|rmdirSync|rm|rmdir|removeSync|remove)(?=\s*\((?:[^()]|\([^()]{0,256}\)){0,4096}"
+                        r"recursive\s*:\s*true)"),
         delete=_rx(r"\b(?:unlinkSync|unlink|rmSync)(?=\s*\()"),
         write=_rx(r"\b(?:writeFileSync|appendFileSync|writeFile|appendFile|createWriteStream)(?=\s*\()"),
         read=_rx(r"\b(?:readFileSync|readFile|createReadStream)(?=\s*\()"),
@@ -255,6 +260,7 @@ def code_of(cmd: Command) -> tuple[str, list[str]]:
 
 
 _TCL_EXEC = re.compile(r"(?:^|[\[;{\n])\s*(?:exec|open\s+\"?\|)\s+([^\]\n;}\"]{1,4096})")
+_TCL_ENV = re.compile(r"\$(?:::)?env\((\w+)\)")
 _TCL_DELETE = re.compile(r"(?:^|[\[;{\n])\s*file\s+delete\s+((?:-force\s+)?(?:--\s+)?[^\]\n;}]{1,4096})")
 
 
@@ -263,7 +269,7 @@ def _tcl(code: str, via: str) -> Iterator[Derived]:
     for m in _TCL_EXEC.finditer(code):
         yield Derived("shell", text=m.group(1).strip(), via=via)
     for m in _TCL_DELETE.finditer(code):
-        words = m.group(1).split()
+        words = [_TCL_ENV.sub(r"${\1}", w) for w in m.group(1).split()]
         force = "-force" in words
         yield Derived("argv", argv=("rm", "-rf" if force else "-f", *[w for w in words if w not in ("-force", "--")]),
                       via=via)
@@ -322,6 +328,11 @@ def _calls(lang: str, code: str, via: str, depth: int) -> Iterator[Derived]:
                 yield Derived("argv", argv=(*argv, value), via=via)
             elif argv == ("rm", "-rf"):
                 yield Derived("dynamic", text=f"{via} deletes recursively a path computed at run time", via=via)
+            elif argv == ("rm",) and _BROAD_ROOT.search(code):
+                # unlink glob("$ENV{HOME}/.*rc"), Dir.glob(Dir.pwd + "/**").each { File.delete }: what
+                # is deleted is found at run time under the home or the project: as broad as its root
+                yield Derived("dynamic", text=f"{via} deletes files it finds at run time under the home or "
+                                              f"working directory", via=via)
     if spec.fetch is not None and _ENV_ACCESS.search(code):
         sent = spec.fetch.search(code)
         if sent:  # the environment (or a variable of it) and a network call in the same code: a send
@@ -425,6 +436,9 @@ def static_output(cmds: list[Command]) -> str | None:
         return fmt
     if c.name == "which" and len(c.args) == 1:
         return c.args[0]
+    if (c.name == "pwd" and all(a in ("-L", "-P") for a in c.args)) or (
+            c.name == "git" and c.args[-2:] == ["rev-parse", "--show-toplevel"]):
+        return "$PWD"  # the working directory (the project: its top level, for git), resolved later
     if c.name == "command" and c.args[:1] == ["-v"] and len(c.args) == 2:
         return c.args[1]
     if c.name == "cat" and not c.args:

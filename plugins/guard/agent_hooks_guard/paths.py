@@ -251,6 +251,9 @@ def _match_glob(rules: PathRules, path: str) -> str | None:
     """The protecting pattern of a secret file the glob ``path`` could name (``cat .en?``), or None.
     A glob starting with a wildcard (``*``, ``*.txt``) is not judged: it matches no dot file."""
     directory, _, base = path.rpartition("/")
+    if base and not any(ch in base for ch in "*?[") and any(ch in directory for ch in "*?["):
+        # ~/.mozilla/firefox/*.default/logins.json: the name is given, only the directory is a glob
+        return rules.match(path)
     if not base or base[0] in "*?[" or any(ch in directory for ch in "*?["):
         return None
     for sample in _SECRET_SAMPLES:

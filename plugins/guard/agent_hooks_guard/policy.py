@@ -22,7 +22,7 @@ from .rules import (
     read_targets,
     write_targets,
 )
-from .shell import MAX_COMMANDS, parse_bounded
+from .shell import MAX_COMMANDS, PRIVILEGED, parse_bounded
 from .written import written_then_run
 
 if TYPE_CHECKING:
@@ -118,7 +118,9 @@ class Policy:
         # rules by the commands they look at (rules.GATES): a simple command meets only its own
         self._always: list[Any] = []
         self._by_name: dict[str, list[Any]] = {}
-        self._gated: dict[str, list[Any]] = {"writes": [], "reads": [], "scripts": []}
+        self._gated: dict[str, list[Any]] = {"writes": [], "reads": [], "scripts": [], "wrapped": []}
+        #: per command name and gates met: the rules and specs it meets (names repeat in a command line)
+        self._plan: dict[tuple[str, bool, bool, bool, bool], tuple[Any, ...]] = {}
         for rid, fn in self.rules:
             gate = GATES.get(rid, "all")
             if rid == "deny-commands" and not c["deny_commands"]:
@@ -187,8 +189,9 @@ class Policy:
         return self._branch_value[0]
 
     def _specs_for(self, cmd: Command) -> Iterator[Spec]:
-        yield from self.specs_by_name.get(cmd.name.lower(), ())
-        yield from self.glob_specs
+        name = cmd.name.lower()
+        yield from self.specs_by_name.get(name, ())
+        yield from (s for s in self.glob_specs if s.names(name))
 
     def expand(self, word: str, cwd: str | None = None) -> str | None:
         """``paths.expand`` in ``cwd`` (this policy's directory by default), remembered (a command line
@@ -297,16 +300,27 @@ class Policy:
                         if os.path.isdir(link):
                             self.links[os.path.join(link, os.path.basename(points_to))] = points_to
 
-    def _rules_for(self, cmd: Command) -> list[Any]:
-        rules = [*self._always, *self._by_name.get(cmd.name, ())]
+    def _rules_for(self, cmd: Command) -> tuple[Any, ...]:
+        """The rules, then the specs, ``cmd`` meets (rules.GATES): computed once per name and gates."""
+        name = cmd.name
         gated = self._gated
-        if gated["writes"] and write_targets(cmd):
-            rules += gated["writes"]
-        if gated["reads"] and read_targets(cmd):
-            rules += gated["reads"]
-        if gated["scripts"] and (cmd.name in SCRIPT_RUNNERS or cmd.name.startswith("python")):
-            rules += gated["scripts"]
-        return rules
+        key = (name, bool(gated["writes"]) and bool(write_targets(cmd)),
+               bool(gated["reads"]) and bool(read_targets(cmd)),
+               bool(gated["scripts"]) and (name in SCRIPT_RUNNERS or name.startswith("python")),
+               bool(gated["wrapped"]) and bool(cmd.wrappers or name in PRIVILEGED))
+        plan = self._plan.get(key)
+        if plan is None:
+            # wrapped rules keep their place among the always-called ones: findings keep their order
+            first = [fn for _, fn in self.rules if fn in self._always or (key[4] and fn in gated["wrapped"])]
+            rules = [*first, *self._by_name.get(name, ())]
+            for gate, met in zip(("writes", "reads", "scripts"), key[1:4], strict=True):
+                if met:
+                    rules += gated[gate]
+            plan = (*rules, *self._specs_for(cmd))
+            if len(self._plan) > 4096:
+                self._plan.clear()
+            self._plan[key] = plan
+        return plan
 
     def command_findings(self, cmd: Command) -> list[Finding]:
         """What the active rules say about one simple command (allow_commands already applied)."""
@@ -315,11 +329,27 @@ class Policy:
             for f in rule(cmd, self):
                 if f not in found:
                     found.append(f)
-        for spec in self._specs_for(cmd):
-            for f in spec(cmd, self):
-                if f not in found:
-                    found.append(f)
         return found
+
+    def _shape(self, cmd: Command, shapes: dict[tuple[object, ...], int]) -> int | None:
+        """A number that two commands share only when every rule must judge them alike: the same
+        words, redirections, wrappers, origin and directory, fed by and substituting commands of the
+        same shapes (numbered as they come, so a pipeline of thousands costs no deep hashing)."""
+        got = cmd.memo.get("shape")
+        if got is None:
+            parts = []
+            for group in (cmd.feeders, cmd.subs, cmd.script_from):
+                ids = []
+                for c in group:
+                    known = c.memo.get("shape")
+                    if known is None:
+                        return None  # not judged yet (the walk lists feeders first): no memo for this one
+                    ids.append(known)
+                parts.append(tuple(ids))
+            key = (tuple(cmd.argv), tuple(cmd.raw), tuple(cmd.redirects), tuple(cmd.wrappers), cmd.via,
+                   self.cwd_of(cmd), *parts)
+            got = cmd.memo["shape"] = shapes.setdefault(key, len(shapes))
+        return int(got)
 
     def check_command(self, text: str, branch: Callable[[], str | None] | None = None) -> Check:
         self._branch, self._branch_value = branch, None
@@ -355,11 +385,21 @@ class Policy:
             findings.append(Finding("too-large", f"more than {MAX_COMMANDS} simple commands: only the first "
                                                  f"{MAX_COMMANDS} were analysed"))
         lines: dict[Finding, str] = {}
+        # a command line repeats its simple commands (a;a;a..., the same pipe stage, a loop body):
+        # each distinct one, with what feeds it and where it runs, is judged once
+        judged: dict[int, list[Finding]] = {}
+        shapes: dict[tuple[object, ...], int] = {}
         for cmd in commands:
             line = " ".join(cmd.argv)
             if self.allow_commands and any(rx.search(line) for rx in self.allow_commands):
                 continue
-            for f in self.command_findings(cmd):
+            shape = self._shape(cmd, shapes)
+            found = judged.get(shape) if shape is not None else None
+            if found is None:
+                found = self.command_findings(cmd)
+                if shape is not None:
+                    judged[shape] = found
+            for f in found:
                 if cmd.via and f.rule not in ("dynamic-exec", "nesting"):
                     f = Finding(f.rule, f"{f.reason} (run by {cmd.via})")
                 if f not in findings:

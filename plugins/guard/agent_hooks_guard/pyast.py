@@ -15,6 +15,7 @@ to its linear regexes).
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,23 @@ _SEND = frozenset({"urllib.request.urlopen", "urllib.request.Request", "requests
                    "requests.get", "requests.request", "requests.patch", "httpx.post", "httpx.put", "httpx.get",
                    "httpx.request", "http.client.HTTPConnection", "http.client.HTTPSConnection",
                    "socket.create_connection", "smtplib.SMTP", "ftplib.FTP"})
+def _every_file_root(pattern: str) -> str | None:
+    """The directory a glob lists every file of (``~/*``, ``src/**/*`` -> ``~``, ``src``); None
+    for a pattern that picks some (``*.pyc``: a glob with a suffix is not ``*``)."""
+    head, _, last = pattern.rstrip("/").rpartition("/")
+    if last not in ("*", "**", ".*", "*.*"):
+        return None
+    while head.endswith("/**") or head == "**":
+        head = head[:-3].rstrip("/") if head != "**" else ""
+    if any(ch in head for ch in "*?["):
+        return None
+    return head or "."
+
+
+#: calls that list the files under their first argument, and Path methods that do
+_LISTERS = frozenset({"os.walk", "os.listdir", "os.scandir", "glob.glob", "glob.iglob", "os.fwalk"})
+_PATH_LISTERS = frozenset({"rglob", "glob", "iterdir", "walk"})
+_PATH_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes", "unlink", "rmdir", "touch"})
 _EVAL = frozenset({"exec", "eval", "compile", "builtins.exec", "builtins.eval"})
 _IMPORTERS = frozenset({"__import__", "importlib.import_module", "builtins.__import__"})
 
@@ -58,6 +76,7 @@ class _Reader:
         self.names: dict[str, str] = {}  # local name -> dotted name it stands for
         self.values: dict[str, object] = {}  # local name -> known value (str or list of str)
         self.out: list[Derived] = []
+        self.walked: list[str] = []  # roots whose files the code lists (os.walk, glob, rglob ...)
 
     # -- names -------------------------------------------------------------------------------
 
@@ -151,6 +170,8 @@ class _Reader:
             elif isinstance(node, ast.ImportFrom) and node.module:
                 for a in node.names:
                     self.names[a.asname or a.name] = f"{node.module}.{a.name}"
+            elif isinstance(node, ast.Call):
+                self._note_walk(node)
             elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 v = self.known(node.value)
                 if v is not None:
@@ -159,12 +180,29 @@ class _Reader:
             if isinstance(node, ast.Call):
                 self.call(node)
 
+    def _note_walk(self, node: ast.Call) -> None:
+        """``os.walk(root)``, ``glob.glob(root + '/**')``, ``Path(root).rglob('*')``: remember ``root``."""
+        func = node.func
+        name = self.dotted(func) or ""
+        root: object | None = None
+        if name in _LISTERS and node.args:
+            root = self.known(node.args[0])
+            if isinstance(root, str) and name.startswith("glob."):
+                root = _every_file_root(root)
+        elif isinstance(func, ast.Attribute) and func.attr in _PATH_LISTERS:
+            pattern = self.known(node.args[0]) if node.args else "*"
+            root = self.known(func.value) if isinstance(pattern, str) and _every_file_root(pattern) else None
+        if isinstance(root, str) and len(self.walked) < 8:
+            self.walked.append(root)
+
     def call(self, node: ast.Call) -> None:
         from .indirect import Derived
 
         via = self.via
         func = node.func
         name = self.dotted(func) or ""
+        if not name and isinstance(func, ast.Attribute) and func.attr in _PATH_METHODS:
+            name = f"pathlib.Path.{func.attr}"  # (Path.home() / '.ssh' / 'id_rsa').read_text()
         first = node.args[0] if node.args else None
         if name == "getattr" and len(node.args) >= 2 and self.known(node.args[1]) is None:
             self.out.append(Derived("dynamic", text=f"{via} calls a function whose name is computed (getattr)",
@@ -199,6 +237,13 @@ class _Reader:
                                         via=via))
             return
         target = self._path_arg(node, func)
+        if target is None and self.walked and (name in _DELETE or name.endswith((".unlink", ".write_text", ".write_bytes"))
+                                               or (name in ("open", "builtins.open", "io.open") and any(
+                c in str(self.known(node.args[1]) if len(node.args) > 1 else "") for c in "wa"))):
+            # a delete or truncation of each file a walk listed: every file under the walk's root
+            for root in self.walked:
+                self.out.append(Derived("argv", argv=("rm", "-rf", root), via=f"{via} (each file under {root})"))
+            return
         if name in _DELETE_TREE:
             if isinstance(target, str):
                 self.out.append(Derived("argv", argv=("rm", "-rf", target), via=via))
@@ -233,6 +278,8 @@ class _Reader:
                 self.out.append(Derived("argv", argv=("curl", url), via=via))
 
     def _path_arg(self, node: ast.Call, func: ast.AST) -> object | None:
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.BinOp):
+            return self.known(func.value)
         # Path('x').unlink(): the path is the object the method is called on
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and \
                 self.dotted(func.value.func) in ("pathlib.Path", "Path"):
@@ -257,6 +304,14 @@ def python_calls(code: str, via: str, depth: int = 0) -> list[Derived] | None:
         return []
     if len(code) > AST_LIMIT:
         return None
+    got = _read(code, via, depth)
+    return None if got is None else list(got)
+
+
+@functools.lru_cache(maxsize=256)
+def _read(code: str, via: str, depth: int) -> tuple[Derived, ...] | None:
+    # a command line repeats its one-liners (python3 -c '...' in a loop body, a; a; a): each is parsed
+    # once; Derived is frozen, so the same items can be handed out again
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
@@ -266,7 +321,7 @@ def python_calls(code: str, via: str, depth: int = 0) -> list[Derived] | None:
         reader.walk(tree)
     except (RecursionError, _TooLarge):
         return None
-    return reader.out
+    return tuple(reader.out)
 
 
 def derived(code: str, via: str) -> Iterator[Derived]:

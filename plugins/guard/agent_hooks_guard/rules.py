@@ -395,7 +395,11 @@ def find_delete(cmd: Command, pol: Policy) -> Iterator[Finding]:
 
 
 def sudo(cmd: Command, pol: Policy) -> Iterator[Finding]:
-    used = [w for w in cmd.wrappers if w in PRIVILEGED] or ([cmd.name] if cmd.name in PRIVILEGED else [])
+    # privileges on another machine (ssh host sudo ...) are that machine's policy: the guard keeps
+    # this one; what the remote command does is still judged by the other rules
+    local = cmd.wrappers[:cmd.wrappers.index("ssh")] if "ssh" in cmd.wrappers else cmd.wrappers
+    remote = "ssh" in cmd.wrappers
+    used = [w for w in local if w in PRIVILEGED] or ([cmd.name] if cmd.name in PRIVILEGED and not remote else [])
     if used:
         yield Finding("sudo", f"privilege escalation ({used[0]})")
 
@@ -661,14 +665,22 @@ def protected_write(cmd: Command, pol: Policy) -> Iterator[Finding]:
             return
 
 
+_INSTALL_VALUED = frozenset({"-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"})
+
+
 def _created_from_template(cmd: Command, pol: Policy) -> str | None:
-    """``cp .env.example .env`` where ``.env`` does not exist yet: the destination, else None.
+    """``cp .env.example .env`` (or ``install``) where ``.env`` does not exist yet: the destination, else None.
     Creating a secret file from its template loses nothing; overwriting an existing one would."""
     import os
 
-    if cmd.name != "cp" or cmd.redirects:
+    if cmd.name not in ("cp", "install") or cmd.redirects:
         return None
-    _, operands = _flags_and_operands(cmd.args)
+    args = cmd.args
+    if cmd.name == "install":  # install -m600 .env.sample .env: the values of -m/-o/-g are no operands
+        if any(a in ("-d", "--directory", "-t") or a.startswith("--target-directory") for a in args):
+            return None
+        args = [a for k, a in enumerate(args) if a not in _INSTALL_VALUED and (k == 0 or args[k - 1] not in _INSTALL_VALUED)]
+    _, operands = _flags_and_operands(args)
     if len(operands) != 2:
         return None
     src, dest = (pol.expand(o, pol.cwd_of(cmd)) for o in operands)
@@ -949,17 +961,18 @@ def deny_commands(cmd: Command, pol: Policy) -> Iterator[Finding]:
 #: the commands whose interpreters run a script (what pipe-to-shell looks at)
 SCRIPT_RUNNERS = SHELLS | INTERPRETERS | {"source", ".", "eval"}
 #: which commands each rule looks at: names, "writes"/"reads" (commands with such targets),
-#: "scripts" (shells and interpreters) or "all". The policy calls a rule only for those, so the
+#: "scripts" (shells and interpreters), "wrapped" (run through a wrapper such as sudo or
+#: systemd-run, or a privileged program itself) or "all". The policy calls a rule only for those, so the
 #: cost per simple command stays flat however many rules and packs there are.
 GATES: dict[str, frozenset[str] | str] = {
     "rm-broad": "writes",
     "chmod-broad": "writes",
     "control-plane": "all",
     "find-delete": frozenset({"find"}),
-    "sudo": "all",
+    "sudo": "wrapped",
     "chmod-777": frozenset({"chmod"}),
     "setuid": frozenset({"chmod"}),
-    "schedule": "all",
+    "schedule": "wrapped",
     "pipe-to-shell": "scripts",
     "mkfs": "all",
     "device-write": "all",

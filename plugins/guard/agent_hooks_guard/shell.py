@@ -73,6 +73,21 @@ WRAPPERS: dict[str, frozenset[str]] = {
 #: two-word wrappers: `poetry run X`, `npm exec X`, `bundle exec X`
 _RUNNERS = {"poetry": "run", "uv": "run", "pipenv": "run", "pdm": "run", "hatch": "run", "rye": "run",
             "bundle": "exec", "npm": "exec", "pnpm": "exec", "yarn": "dlx", "conda": "run", "pipx": "run"}
+_PACKAGE_RUNNERS = frozenset({"npx", "pnpx", "bunx", "uvx"})
+_PACKAGE_OPTIONS = ("--from", "--spec", "-p", "--package", "--with")
+_REMOTE_SOURCE = re.compile(r"^(?:git\+|hg\+|svn\+|bzr\+|https?://|ftp://|git://|github:|gitlab:|bitbucket:|gist:)")
+
+
+def _runs_remote_package(argv: list[str]) -> bool:
+    """A package runner told to fetch its package from a URL or a VCS (``pipx run --spec git+...``)."""
+    for j, a in enumerate(argv[1:16], start=1):
+        if a in _PACKAGE_OPTIONS and j + 1 < len(argv) and _REMOTE_SOURCE.match(argv[j + 1]):
+            return True
+        if a.startswith(tuple(o + "=" for o in _PACKAGE_OPTIONS)) and _REMOTE_SOURCE.match(a.split("=", 1)[1]):
+            return True
+    return False
+
+
 #: wrappers whose first positional argument is not the command (timeout DURATION, flock FILE, ...)
 _WRAPPER_POSITIONALS = {"timeout": 1, "flock": 1, "chrt": 1, "taskset": 1}
 PRIVILEGED = frozenset({"sudo", "doas", "pkexec", "run0", "su"})
@@ -142,10 +157,12 @@ class Command:
     """for a command found inside another (``python3 -c``, ``find -exec``): how it was found"""
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """what rules computed about it once (write and read targets)"""
+    name: str = field(init=False, repr=False, compare=False)
+    """``argv[0]`` or ``""`` (every rule asks, dozens of times per command: an attribute, not a property;
+    argv is never changed after the command is made)"""
 
-    @property
-    def name(self) -> str:
-        return self.argv[0] if self.argv else ""
+    def __post_init__(self) -> None:
+        self.name = self.argv[0] if self.argv else ""
 
     @property
     def text(self) -> str:
@@ -616,27 +633,35 @@ class _Parser:
                 i += 1
             else:
                 if "$(" in tok or "<(" in tok:
-                    subs.extend(self._nested_substitutions(tok))
+                    found, tok = self._nested_substitutions(tok)
+                    subs.extend(found)
                 words.append(tok)
                 i += 1
         flush()
         return i
 
-    def _nested_substitutions(self, word: str) -> list[Command]:
+    def _nested_substitutions(self, word: str) -> tuple[list[Command], str]:
         """Commands inside ``$(...)`` within one (quoted) word (at most a few dozen: the rest of a
-        word made of thousands is one more reason for the size limit, not for quadratic work)."""
+        word made of thousands is one more reason for the size limit, not for quadratic work), and
+        the word with each ``$(...)`` whose output is known replaced by it (``"$(pwd)/x"``)."""
         found: list[Command] = []
         start = 0
+        out: list[str] = []
         for _ in range(32):
             j = word.find("$(", start)
             k = word.find("<(", start)
             pos = min(p for p in (j, k) if p >= 0) if max(j, k) >= 0 else -1
             if pos < 0:
-                return found
+                break
             end = _substitution_end(word, pos + 2)
-            found.extend(self._sub(word[pos + 2:end - 1] if word[end - 1:end] == ")" else word[pos + 2:end]))
+            new = self._sub(word[pos + 2:end - 1] if word[end - 1:end] == ")" else word[pos + 2:end])
+            found.extend(new)
+            printed = static_output(new) if pos == j else None
+            out.append(word[start:pos])
+            out.append(printed.strip() if printed is not None and printed.strip() else word[pos:end])
             start = end
-        return found
+        out.append(word[start:])
+        return found, "".join(out)
 
     def _sub(self, text: str) -> list[Command]:
         while text.strip() in self.bodies:  # a placeholder (or one standing for another)
@@ -675,9 +700,13 @@ class _Parser:
                 budget.truncated = True
                 return None
             words = [*tokenize(value), *words[1:]]
+        ifs = self.env.get("IFS")
         for w in [b for word in words for b in expand_braces(word)]:
             x = self._expand(w)
-            # c='rm -rf /'; $c : an unquoted variable splits into words (quoted or not, judge the words)
+            # c='rm -rf /'; $c : an unquoted variable splits into words (quoted or not, judge the words),
+            # at the characters of an IFS set earlier in the line too (IFS=,; c=rm,-rf,~; $c)
+            if x != w and _VAR.fullmatch(w) and ifs and len(ifs) <= 16:
+                x = re.sub("[" + re.escape(ifs) + "]", " ", x)
             expanded.extend(x.split() if x != w and _VAR.fullmatch(w) and x.split() else [x])
         words = expanded
         raw = list(words)
@@ -699,6 +728,13 @@ class _Parser:
         rest = words[k:]
         while rest and rest[0] in _RESERVED:
             rest = rest[1:]
+        if rest and "/" in rest[0] and any(ch in rest[0] for ch in "*?[") and len(rest[0]) <= 256:
+            # /bin/r[m]: the shell globs a command path against the file system before running it
+            import glob
+
+            hit = next(glob.iglob(rest[0]), None)
+            if hit is not None:
+                rest = [hit, *rest[1:]]
         argv, wrappers = unwrap(rest)
         if not argv and not redirects and not wrappers:
             return None
@@ -798,6 +834,8 @@ def unwrap(words: list[str]) -> tuple[list[str], list[str]]:
             wrappers.append(name)
             argv = argv[1:]
             continue
+        if (name in _RUNNERS or name in _PACKAGE_RUNNERS) and _runs_remote_package(argv):
+            break  # uvx --from git+https://...: the runner installs remote code first; judged as itself
         if name in _RUNNERS and len(argv) > 2 and argv[1] == _RUNNERS[name]:
             wrappers.append(name)
             argv = [a for a in argv[2:]]

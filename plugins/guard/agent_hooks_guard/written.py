@@ -26,12 +26,23 @@ _CODE_FLAG = {"python": "-c", "node": "-e", "perl": "-e", "ruby": "-e", "php": "
 
 
 def _content(cmd: Command) -> str | None:
-    if cmd.name == "tee":
+    if cmd.name == "tee" or _copies_stdin(cmd):
         here = [t for op, t in cmd.redirects if op == "<<<"]
         if here:
             return here[0]
         return static_output(cmd.feeders[-1:]) if cmd.feeders else None
     return static_output([Command(cmd.argv, [r for r in cmd.redirects if r[0] == "<<<"])])
+
+
+def _copies_stdin(cmd: Command) -> str | None:
+    """``cp /dev/stdin FILE``, ``install /dev/stdin FILE``, ``dd of=FILE``: the file stdin is written to."""
+    if cmd.name in ("cp", "install"):
+        ops = [a for a in cmd.args if not a.startswith("-")]
+        if len(ops) == 2 and ops[0] in ("/dev/stdin", "/proc/self/fd/0", "/dev/fd/0", "-"):
+            return ops[1]
+    if cmd.name == "dd" and not any(a.startswith("if=") for a in cmd.args):
+        return next((a[3:] for a in cmd.args if a.startswith("of=") and len(a) > 3), None)
+    return None
 
 
 def _runs(cmd: Command) -> tuple[str, str] | None:
@@ -63,6 +74,9 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
         if cmd.name == "tee":
             append = any(a in ("-a", "--append") for a in cmd.args)
             targets += [(">>" if append else ">", a) for a in cmd.args if not a.startswith("-")]
+        copied = _copies_stdin(cmd)
+        if copied:
+            targets.append((">", copied))
         if targets:
             text = _content(cmd)
             for op, t in targets:
@@ -75,6 +89,20 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
                 else:
                     written[path] = text
         if not written or scripts >= MAX_SCRIPTS or left <= 0:
+            continue
+        read = _reads_written(cmd, written, pol)
+        if read is not None:
+            name, fed = read
+            # mysql < q.sql, redis-cli < cmds.txt: judged as if the text written were given inline
+            # (an interpreter reading its script from it is parsed as one, its code analysed too)
+            text = fed if cmd.name in SHELLS else f"{shlex.join(cmd.argv)} <<< {shlex.quote(fed)}"
+            found, _ = parse_bounded(text, min(SCRIPT_COMMANDS, left))
+            scripts += 1
+            left -= len(found) + 1
+            for c in found:
+                c.via = c.via or f"{cmd.name} < {name}, written earlier in the same command"
+                c.wrappers = [*cmd.wrappers, *c.wrappers]
+            out += found
             continue
         run = _runs(cmd)
         if run is None:
@@ -98,6 +126,17 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
             c.wrappers = [*cmd.wrappers, *c.wrappers]
         out += found
     return out
+
+
+def _reads_written(cmd: Command, written: dict[str, str | None], pol: Policy) -> tuple[str, str] | None:
+    """``(file, text)`` of a file written earlier that ``cmd`` reads on stdin (``< FILE``)."""
+    for op, t in cmd.redirects:
+        if op == "<" and t:
+            path = pol.expand(t, pol.cwd_of(cmd))
+            text = written.get(path) if path is not None else None
+            if text is not None:
+                return t, text
+    return None
 
 
 def _by_first_line(text: str) -> str:

@@ -7,11 +7,14 @@ path last, so no writable root or per-command exception can uncover what is hidd
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
+import json
 import os
 import re
 import shlex
 import shutil
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -128,20 +131,29 @@ def secret_env(config: Mapping[str, Any], env: Mapping[str, str]) -> list[str]:
     return sorted(n for n in names - keep if n and "=" not in n)
 
 
+#: the shell the prelude runs in: the system's POSIX shell (dash on Debian and Ubuntu), which starts
+#: in about a third of bash's time; the prelude uses nothing but its builtins
+PRELUDE_SHELL = "/bin/sh"
+
+
 def prelude(config: Mapping[str, Any], shell: str, text: bool) -> str:
-    """The script that runs first inside the sandbox: unset every secret-named variable of the
-    environment the command really gets (the host's shell's, which the hook never sees), then exec
-    the command, so no process inside still holds the secrets in its ``/proc/PID/environ``."""
+    """The script that runs first inside the sandbox (in :data:`PRELUDE_SHELL`): unset every
+    secret-named variable of the environment the command really gets (the host's shell's, which the
+    hook never sees), then exec the command's shell, so no process inside still holds the secrets
+    in its ``/proc/PID/environ``.
+
+    The names come from ``export -p`` (a builtin: no process started) split into words: every
+    variable is a word ``NAME=...`` after ``export`` (``declare -x`` when ``sh`` is bash); a word of a
+    value with blanks yields at most a name that is then only unset if it looks secret (unsetting
+    too much is harmless, too little is not). No globbing of the words."""
     keep = sorted(n for n in {*config["keep_env"], *d.KEEP_ENV} if _ENV_NAME.fullmatch(n))
-    # bash lists every variable name by its first character without starting a process
-    first = [*"ABCDEFGHIJKLMNOPQRSTUVWXYZ", "_", *"abcdefghijklmnopqrstuvwxyz"]
-    names = " ".join(f"${{!{c}@}}" for c in first) if os.path.basename(shell) == "bash" else \
-        "$(env | sed -n 's/^\\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p')"
     secret = [*d.SECRET_ENV_PATTERNS, *d.SECRET_ENV_NAMES,
               *(n for n in config["unset_env"] if _ENV_NAME.fullmatch(n))]
-    arms = ([f"{'|'.join(keep)}) ;;"] if keep else []) + [f"{'|'.join(secret)}) unset \"$v\" ;;"]
+    arms = ["''|[0-9]*|*[!A-Za-z0-9_]*) ;;", *([f"{'|'.join(keep)}) ;;"] if keep else []),
+            f"{'|'.join(secret)}) unset \"$v\" ;;"]
     run = f'exec {shlex.quote(shell)} -c "$1" {os.path.basename(shell)}' if text else 'exec "$@"'
-    return f'for v in {names}; do case "$v" in {" ".join(arms)} esac; done; {run}'
+    return ('set -f; for v in $(export -p); do v=${v%%=*}; '
+            f'case "$v" in {" ".join(arms)} esac; done; unset v; set +f; {run}')
 
 
 def find_program(name: str) -> str | None:
@@ -162,16 +174,74 @@ def exception_for(config: Mapping[str, Any], command: str | Sequence[str]) -> di
     return None
 
 
+#: a mount plan is reused for this long at most (and only while no directory it looked at changed)
+PLAN_SECONDS = 60.0
+_PLANS: dict[str, tuple[float, tuple[tuple[str, tuple[int, int] | None], ...], Plan]] = {}
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except (OSError, ValueError):
+        return None
+    return st.st_ino, st.st_mtime_ns
+
+
+def _watched(paths: Sequence[str]) -> list[str]:
+    """Every path whose change could change what ``paths`` are or lead to: each of them and all
+    their ancestors (a path created, removed or replaced by a link changes its directory's
+    modification time)."""
+    out: set[str] = set()
+    for p in paths:
+        d = os.path.normpath(p)
+        while d not in out:
+            out.add(d)
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+    return sorted(out)
+
+
 def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
           env: Mapping[str, str] | None = None, bwrap: str | None = None,
           isolation: Sequence[str] | None = None) -> Plan:
     """The sandbox plan for ``command`` run from ``cwd`` (``isolation``: the namespace options
-    :func:`agent_hooks_sandbox.probe.check` found this bubblewrap supports)."""
+    :func:`agent_hooks_sandbox.probe.check` found this bubblewrap supports).
+
+    The mounts depend on the settings, the environment, the directory and the file system, not on
+    the command (but for an exception): they are planned once per process and reused while none of
+    the directories they were read from changed (:data:`PLAN_SECONDS` at most)."""
     env = os.environ if env is None else env
+    exc = exception_for(config, command)
+    program = bwrap or find_program(str(config["bwrap"])) or str(config["bwrap"])
+    if isolation is None:
+        isolation = probe.check(program)[1]
+    key = json.dumps([cwd, config, exc, program, list(isolation), sorted(env.items())], sort_keys=True, default=str)
+    now = time.monotonic()
+    hit = _PLANS.get(key)
+    if hit is not None and hit[0] > now and all(_stamp(d) == stamp for d, stamp in hit[1]):
+        mounts = hit[2]
+    else:
+        mounts, looked_at = _mounts(config, cwd, env, exc, program, isolation)
+        if len(_PLANS) > 64:
+            _PLANS.clear()
+        _PLANS[key] = (now + PLAN_SECONDS, tuple((d, _stamp(d)) for d in _watched(looked_at)), mounts)
+    shell = str(config["shell"])
+    if not os.access(shell, os.X_OK):
+        shell = "/bin/sh"
+    first = PRELUDE_SHELL if os.access(PRELUDE_SHELL, os.X_OK) else shell
+    argv = [*mounts.argv, "--", first, "-c", prelude(config, shell, isinstance(command, str)), "agent-hooks-sandbox"]
+    argv += [command] if isinstance(command, str) else [str(c) for c in command]
+    return dataclasses.replace(mounts, argv=tuple(argv))
+
+
+def _mounts(config: Mapping[str, Any], cwd: str, env: Mapping[str, str], exc: dict[str, Any] | None,
+            program: str, isolation: Sequence[str]) -> tuple[Plan, list[str]]:
+    """The plan without the command (its argv ends before ``--``), and every path it looked at."""
     home = os.path.realpath(os.path.expanduser("~"))
     project = project_root(cwd)
     notes: list[str] = []
-    exc = exception_for(config, command)
     network = (exc or {}).get("network") or config["network"]
     extra_writable = list((exc or {}).get("writable") or ())
 
@@ -221,15 +291,9 @@ def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
         elif not os.path.lexists(top) and top not in sealed:
             sealed.append(top)
 
-    program = bwrap or find_program(str(config["bwrap"])) or str(config["bwrap"])
-    shell = str(config["shell"])
-    if not os.access(shell, os.X_OK):
-        shell = "/bin/sh"
     # --as-pid-1: the first process inside is our prelude, which execs the command's shell with the
     # secret-named variables gone; bwrap's own pid-1 reaper would keep the original environment
     # readable at /proc/1/environ
-    if isolation is None:
-        isolation = probe.check(program)[1]
     argv: list[str] = [program, *isolation]
     if network == "off":
         argv.append("--unshare-net")
@@ -248,7 +312,8 @@ def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
     unset = secret_env(config, env)
     for name in unset:
         argv += ["--unsetenv", name]
-    argv += ["--", shell, "-c", prelude(config, shell, isinstance(command, str)), "agent-hooks-sandbox"]
-    argv += [command] if isinstance(command, str) else [str(c) for c in command]
-    return Plan(tuple(argv), project, tuple(writable), tuple([*ro, *sealed]), tuple(hidden), network, tuple(unset),
+    looked_at = [home, cwd, project, *hidden_all, *read_only, *hidden_cp, *writable,
+                 *(_expand(raw, project, home) for raw in [*config["writable"], *extra_writable])]
+    plan = Plan(tuple(argv), project, tuple(writable), tuple([*ro, *sealed]), tuple(hidden), network, tuple(unset),
                 (exc or {}).get("match"), tuple(notes))
+    return plan, [p for p in looked_at if p]
