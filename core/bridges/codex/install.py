@@ -32,6 +32,7 @@ from ..hostkit.jsonconfig import (
     shell_command,
     transport_note,
 )
+from ..hostkit.tomlconfig import dump_toml, read_toml
 from .adapter import EVENTS
 
 #: events whose command fails closed (the fast client exits 2 on its own failures there)
@@ -129,8 +130,8 @@ def without_us(data: dict[str, Any], path: Path) -> dict[str, Any]:
             hooks[event] = groups
         else:
             del hooks[event]
-    if "hooks" in new and not hooks and set(new) == {"hooks"}:
-        return {}
+    if "hooks" in new and not hooks:
+        del new["hooks"]
     return new
 
 
@@ -148,19 +149,7 @@ def with_us(data: dict[str, Any], path: Path, argv: list[str] | None) -> dict[st
 
 
 def _read_config() -> tuple[Any, str | None]:
-    import tomlkit
-
-    path = config_path()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return tomlkit.document(), None
-    except OSError as exc:
-        raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        return tomlkit.parse(text), text
-    except Exception as exc:
-        raise InstallError(f"{path} is not valid TOML ({exc}); fix it, nothing was changed") from None
+    return read_toml(config_path())
 
 
 def trust_states(doc: Any) -> dict[str, Any]:
@@ -206,9 +195,7 @@ def _trust_change(path: Path, old_data: dict[str, Any], new_data: dict[str, Any]
         del hooks["state"]
     if not hooks:
         del doc["hooks"]
-    new_text = tomlkit.dumps(doc)
-    tomlkit.loads(new_text)  # what we write must parse
-    return FileChange(config_path(), text, new_text)
+    return FileChange(config_path(), text, dump_toml(doc, text))
 
 
 def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,

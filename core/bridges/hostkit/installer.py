@@ -136,10 +136,12 @@ class HooksFile:
                 del hooks[event]
         if self.key is not None and self.key in new and not hooks:
             del new[self.key]
+            # what install added around the hooks (Cursor's "version") describes only them
             skeleton: dict[str, Any] = {}
             self.prepare(skeleton)
-            if all(new.get(k) == v for k, v in skeleton.items()) and set(new) <= set(skeleton):
-                return {}  # nothing but what install added around our hooks
+            for k, v in skeleton.items():
+                if new.get(k) == v:
+                    del new[k]
         return new
 
     def with_us(self, data: dict[str, Any], path: Path, argv: list[str] | None) -> dict[str, Any]:
