@@ -21,6 +21,7 @@ import pytest
 from tests.support.venvs import Venv, Wheelhouse, make_venv
 
 from .fake_anthropic import FakeAnthropic
+from .harness import GATE
 
 VERSION = "2.1.330"
 DANGEROUS = "touch MARKER && rm -rf ~"
@@ -159,16 +160,6 @@ def test_http_with_no_server_at_all_blocks(claude, venv, home):
 
 # -- the stop gate and the permission decision ---------------------------------------------------
 
-GATE = """
-from pathlib import Path
-from agent_hooks_core import hookimpl
-
-@hookimpl
-def stop_gate(event, ctx):
-    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
-    if runs < WANTED:
-        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
-"""
 
 DECIDER = """
 from agent_hooks_core import hookimpl

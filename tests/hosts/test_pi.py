@@ -21,6 +21,7 @@ import pytest
 from tests.support.venvs import Venv, Wheelhouse, make_venv
 
 from .fakemodel import FakeModel, Turn, say, tool_call
+from .harness import GATE
 from .pi_agents import Agent, Terminal, alive, make_agent, server_pids
 
 HOSTS = ["pi", "omp"]
@@ -270,18 +271,6 @@ def test_a_rewritten_tool_call_runs_as_rewritten(agent, hooks_venv, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     (result,) = r.model.tool_results()
     assert "rewritten-ran" in result and "original" not in result
-
-
-GATE = """
-from pathlib import Path
-from agent_hooks_core import hookimpl
-
-@hookimpl
-def stop_gate(event, ctx):
-    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
-    if runs < WANTED:
-        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
-"""
 
 
 @pytest.mark.parametrize("agent", ["omp"], indirect=True)  # pi 0.73.1 has no stop event a hook can answer
