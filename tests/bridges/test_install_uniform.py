@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 import typer
 from agent_hooks_core.bridges import registry
-from agent_hooks_core.cli import hosts as hosts_cli
 from typer.testing import CliRunner
 
 #: variables that move a host's files away from HOME
@@ -32,18 +31,6 @@ USER_HOOKS = {
 }
 
 CASES = [(h.name, scope) for h in registry.first_party() for scope in h.config.scopes]
-
-
-@pytest.fixture
-def cli() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """agenthooks"""
-
-    hosts_cli.register(app)
-    return app
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
@@ -129,6 +129,15 @@ class ExtensionFile:
         plan = self.plan_uninstall(scope, project_dir)
         return run_plan(plan, dry_run, out or sys.stdout, f"Removed agent-hooks from {self.title} ({scope})",
                         unchanged=f"{self.title} ({scope}) is not wired to agent-hooks: {plan.changes[0].path}")
+
+    def files(self, cwd: PathLike | None = None) -> Iterator[tuple[str, Path, str | None, str | None]]:
+        """(scope, path, its text or None, why it cannot be read or None) per scope, for ``status``."""
+        for scope in self.SCOPES:
+            path = self.path(scope, cwd)
+            try:
+                yield scope, path, read_text(path), None
+            except InstallError as exc:
+                yield scope, path, None, str(exc)
 
     def wired(self, cwd: PathLike | None = None) -> list[str]:
         """Scopes holding our file (``agenthooks hosts``)."""

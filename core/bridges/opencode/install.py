@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...settings import home_dir
-from ..hostkit.extension import MARKER, ExtensionFile, bake, baked, read_text, shipped
+from ..hostkit.extension import MARKER, ExtensionFile, bake, baked, shipped
 from ..hostkit.jsonconfig import ConfigEdit, InstallError
 
 HOST = "opencode"
@@ -63,12 +63,9 @@ class OpenCodePlugin(ExtensionFile):
 
     def status(self, cwd: str | os.PathLike[str] | None = None) -> list[str]:
         lines = []
-        for scope in self.SCOPES:
-            path = self.path(scope, cwd)
-            try:
-                text = read_text(path)
-            except InstallError as exc:
-                lines.append(f"problem: {exc}")
+        for scope, path, text, unreadable in self.files(cwd):
+            if unreadable is not None:
+                lines.append(f"problem: {unreadable}")
                 continue
             if not text or not self.is_ours(text):
                 continue

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ...settings import home_dir
-from ..hostkit.extension import MARKER, ExtensionFile, bake, read_text, shipped
+from ..hostkit.extension import MARKER, ExtensionFile, bake, shipped
 from ..hostkit.extension import baked as baked_config
 from ..hostkit.jsonconfig import InstallError
 
@@ -101,12 +101,9 @@ class HostInstaller(ExtensionFile):
     def status(self, cwd: str | os.PathLike[str] | None = None) -> list[str]:
         """Doctor lines: is the extension there, ours, current, and is its interpreter reachable?"""
         lines: list[str] = []
-        for scope in SCOPES:
-            path = self.extension_path(scope, cwd)
-            try:
-                text = read_text(path)
-            except InstallError as exc:
-                lines.append(f"problem: {exc}")
+        for scope, path, text, unreadable in self.files(cwd):
+            if unreadable is not None:
+                lines.append(f"problem: {unreadable}")
                 continue
             if text is None:
                 continue
