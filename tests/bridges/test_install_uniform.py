@@ -2,7 +2,7 @@
 shows a diff and writes nothing; install then uninstall leaves the user's files as they were, byte
 for byte (and no backup behind); installing twice changes nothing the second time.
 
-Driven by the host records, so a new host (first- or third-party) is covered without an edit."""
+Driven by the first-party host records, so a new host is covered without an edit."""
 
 from __future__ import annotations
 
