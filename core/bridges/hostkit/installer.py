@@ -1,6 +1,6 @@
 """The installer of a command-hook host whose configuration is one JSON file per scope holding
 ``"hooks": {EVENT: [...]}``, or the events at its top level (Gemini CLI, Cursor, Qwen Code, GitHub
-Copilot CLI, Factory Droid, and third-party hosts alike).
+Copilot CLI, Factory Droid, Codex, OpenHands, and third-party hosts alike).
 
 A host subclasses :class:`HooksFile` and says where the file is (:meth:`HooksFile.path`), which
 events to wire, which of them gate, and what one handler entry looks like; the plan (one
