@@ -9,18 +9,16 @@ its hookspec in :mod:`.specs`. This module imports nothing heavy: the runtime, t
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from . import specs
 from .hookdef import ATTRIBUTE, Category, HookDef, declared
 
 __all__ = [
     "BY_NAME", "HOOKS", "RUNTIME_HOOKS", "SYSTEMS", "Category", "HookDef", "alias_index", "get", "resolve",
-    "seed_hooks_tsv", "unknown_hook_message",
+    "unknown_hook_message",
 ]
 
 #: The seed systems whose hook names map onto the catalogue: every (system, seed hook, canonical
-#: hook, rule) row is in the package's ``data/seed-hooks.tsv`` (:func:`seed_hooks_tsv`), from the
+#: hook, rule) row is in the repository's ``docs/seed-hooks.tsv`` (not shipped), from the
 #: seed hook systems described in docs/hosts/protocols.md and docs/design.md.
 SYSTEMS = ("chibi", "omp", "pi-ext", "pi-agent")
 
@@ -34,14 +32,6 @@ RUNTIME_HOOKS: tuple[str, ...] = tuple(
     name for name, obj in vars(specs).items()
     if hasattr(obj, "agent_hooks_spec") and not hasattr(obj, ATTRIBUTE)
 )
-
-
-def seed_hooks_tsv() -> Path:
-    """The seed-hook mapping shipped with the package: system, seed_hook, canonical_hook, rule."""
-    from importlib.resources import files
-
-    # files(): hookspecs/ is not beside core/data on disk in a checkout (see the package docstring)
-    return Path(str(files("agent_hooks_core") / "data" / "seed-hooks.tsv"))
 
 
 def get(name: str) -> HookDef:

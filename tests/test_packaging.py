@@ -1,9 +1,15 @@
-"""The wheel must carry every sub-package: pyproject lists them by hand (core/ is mapped)."""
+"""The wheel carries every sub-package (pyproject lists them by hand; core/ is mapped) and what the
+runtime reads, and nothing only the checkout uses (generators, the seed table)."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
+import zipfile
 from pathlib import Path
+
+import pytest
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -30,3 +36,24 @@ def test_first_party_plugins_declare_their_entry_point() -> None:
         name = pyproject.parent.name
         assert data["project"]["name"] == f"agent-hooks-{name}"
         assert data["project"]["entry-points"]["agent_hooks"] == {name: f"agent_hooks_{name}"}
+
+
+#: what the runtime reads: the shipped pytest plugin's conformance vectors, the hosts' plugin files
+SHIPPED = ("agent_hooks_core/data/vectors/catalogue.json", "agent_hooks_core/bridges/opencode/plugin.ts",
+           "agent_hooks_core/bridges/pi/extension.ts", "agent_hooks_core/hookspecs/_fields.py")
+#: what only the checkout uses (tools/ and docs/seed-hooks.tsv)
+NOT_SHIPPED = ("docgen", "_gen.py", "fields_gen", "seed-hooks.tsv", "tools/")
+
+
+@pytest.mark.slow
+def test_the_wheel_holds_the_runtime_and_not_the_generators(tmp_path: Path) -> None:
+    # from a copy: a checkout's build/ keeps what an earlier build copied, moved modules included
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        "build", "dist", ".venv", ".tox", ".git", "*.egg-info", "__pycache__", "node_modules", "plugins"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                    str(tmp_path / "dist"), str(source)], check=True, capture_output=True, timeout=600)
+    (wheel,) = (tmp_path / "dist").glob("agent_hooks_core-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert all(name in names for name in SHIPPED), [n for n in SHIPPED if n not in names]
+    assert [n for n in names if any(part in n for part in NOT_SHIPPED)] == []

@@ -100,3 +100,19 @@ def cc(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.Monke
 def cc_subprocess(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Runner:
     """Only the real command (for what discovery does: loading plugins, settings files)."""
     return Runner("subprocess", tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def cli() -> Any:
+    """A typer app with ``agenthooks install|uninstall <host>`` (and nothing else) to invoke."""
+    import typer
+    from agent_hooks_core.cli import hosts
+
+    app = typer.Typer()
+
+    @app.callback()
+    def root() -> None:
+        """agenthooks"""
+
+    hosts.register(app)
+    return app

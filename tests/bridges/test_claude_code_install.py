@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 import typer
 from agent_hooks_core.bridges import claude_code_install as cc
-from agent_hooks_core.cli import hosts
 from typer.testing import CliRunner
 
 from .cc_schema import problems
@@ -33,18 +32,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     proj.mkdir()
     monkeypatch.chdir(proj)
     return proj
-
-
-@pytest.fixture
-def cli() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """agenthooks"""
-
-    hosts.register(app)
-    return app
 
 
 def invoke(app: typer.Typer, *args: str):

@@ -15,7 +15,6 @@ from urllib.parse import urlsplit
 import pytest
 import typer
 from agent_hooks_core.bridges import claude_code_install as cc
-from agent_hooks_core.cli import hosts
 from agent_hooks_core.serve import paths
 from typer.testing import CliRunner
 
@@ -34,18 +33,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     proj.mkdir()
     monkeypatch.chdir(proj)
     return proj
-
-
-@pytest.fixture
-def cli() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """agenthooks"""
-
-    hosts.register(app)
-    return app
 
 
 def invoke(app: typer.Typer, *args: str):

@@ -85,7 +85,7 @@ def test_uninstall_removes_only_ours_and_is_idempotent(home):
     other.write_text("// the user's own\n")
     out = io.StringIO()
     assert pi_install.PI.uninstall("user", dry_run=True, out=out) == 0
-    assert out.getvalue().startswith("would remove ") and (home / ".pi/agent/extensions/agent-hooks.ts").exists()
+    assert out.getvalue().startswith("--- ") and "+++ /dev/null" in out.getvalue() and (home / ".pi/agent/extensions/agent-hooks.ts").exists()
     assert pi_install.PI.uninstall("user", out=io.StringIO()) == 0
     assert not (home / ".pi/agent/extensions/agent-hooks.ts").exists() and other.exists()
     out = io.StringIO()

@@ -6,9 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_hooks_core import docgen
 from agent_hooks_core.errors import PayloadError
-from agent_hooks_core.hookspecs import _gen, specs
+from agent_hooks_core.hookspecs import specs
 from agent_hooks_core.hookspecs._fields import EVENT_FIELDS, RESULT_FIELDS
 from agent_hooks_core.hookspecs.catalogue import BY_NAME, HOOKS, SYSTEMS
 from agent_hooks_core.hookspecs.hookdef import declared
@@ -18,15 +17,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from tools import docgen
+from tools import fields_gen as _gen
+
 
 def test_fields_table_is_current() -> None:
-    assert _gen.target().read_text() == _gen.render(), "run: python -m agent_hooks_core.hookspecs._gen"
+    assert _gen.target().read_text() == _gen.render(), "run: python -m tools.fields_gen"
 
 
 def test_docs_hooks_md_is_current() -> None:
     # the repo's copy: under tox the package is an installed wheel, far from docs/
     target = Path(__file__).resolve().parents[2] / "docs" / "hooks.md"
-    assert target.read_text(encoding="utf-8") == docgen.render(), "run: python -m agent_hooks_core.docgen"
+    assert target.read_text(encoding="utf-8") == docgen.render(), "run: python -m tools.docgen"
 
 
 def test_docgen_check_mode(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:

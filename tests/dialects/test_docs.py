@@ -6,9 +6,12 @@ import csv
 from pathlib import Path
 
 import pytest
-from agent_hooks_core.dialects import docgen, get_dialect
+from agent_hooks_core.dialects import get_dialect
 from agent_hooks_core.dialects.omp import LAST_RESULT_HOOKS, RULES
-from agent_hooks_core.hookspecs.catalogue import BY_NAME, seed_hooks_tsv
+from agent_hooks_core.hookspecs.catalogue import BY_NAME
+
+from tools import dialects_docgen as docgen
+from tools import seed_hooks_tsv
 
 # the repo's copy: under tox the package is an installed wheel, far from docs/
 DOC = Path(__file__).resolve().parents[2] / "docs" / "dialects.md"
@@ -16,7 +19,7 @@ TSV = seed_hooks_tsv()
 
 
 def test_docs_dialects_md_is_current() -> None:
-    assert DOC.read_text(encoding="utf-8") == docgen.render(), "run: python -m agent_hooks_core.dialects.docgen"
+    assert DOC.read_text(encoding="utf-8") == docgen.render(), "run: python -m tools.dialects_docgen"
 
 
 def test_check_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 from agent_hooks_core import Runtime, hookimpl
-from agent_hooks_core.hookspecs.catalogue import BY_NAME, seed_hooks_tsv
+from agent_hooks_core.hookspecs.catalogue import BY_NAME
+
+from tools import seed_hooks_tsv
 
 TSV = seed_hooks_tsv()
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from .fakemodel.server import LocalServer, unique
 
 
 def _text_of(content: Any) -> str:
@@ -29,7 +31,7 @@ def _sse(events: list[dict[str, Any]]) -> bytes:
     return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
 
 
-class FakeAnthropic:
+class FakeAnthropic(LocalServer):
     def __init__(self, command: str, final: str = "done") -> None:
         self.command = command
         self.final = final
@@ -79,10 +81,7 @@ class FakeAnthropic:
                 else:
                     self._send(200, json.dumps(message).encode())
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        super().__init__(Handler)
 
     def reply(self, req: dict[str, Any], n: int) -> dict[str, Any]:
         tools = {t.get("name") for t in req.get("tools") or [] if isinstance(t, dict)}
@@ -121,22 +120,6 @@ class FakeAnthropic:
 
     def tool_results(self) -> list[str]:
         """Every tool_result the model was sent, as text, in order, without repeats."""
-        seen: list[str] = []
-        for req in self.requests:
-            for msg in req.get("messages") or []:
-                if not isinstance(msg.get("content"), list):
-                    continue
-                for b in msg["content"]:
-                    if isinstance(b, dict) and b.get("type") == "tool_result":
-                        text = _text_of(b.get("content"))
-                        if text not in seen:
-                            seen.append(text)
-        return seen
-
-    def __enter__(self) -> FakeAnthropic:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        return unique(_text_of(b.get("content")) for req in self.requests for msg in req.get("messages") or []
+                      if isinstance(msg.get("content"), list)
+                      for b in msg["content"] if isinstance(b, dict) and b.get("type") == "tool_result")

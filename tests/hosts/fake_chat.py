@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from .fakemodel.server import LocalServer, unique
 
-class FakeChat:
+
+class FakeChat(LocalServer):
     def __init__(self, steps: list[tuple[str, str, dict[str, Any] | None]]) -> None:
         #: ("call", tool name, arguments) or ("text", message, None)
         self.steps = list(steps)
@@ -58,10 +60,8 @@ class FakeChat:
                 self.wfile.flush()
                 self.close_connection = True
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
+        super().__init__(Handler)
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @staticmethod
     def chunks(step: tuple[str, str, dict[str, Any] | None]) -> list[dict[str, Any]]:
@@ -84,20 +84,7 @@ class FakeChat:
         return out
 
     def tool_results(self) -> list[str]:
-        seen: list[str] = []
-        for req in self.requests:
-            for message in req.get("messages") or []:
-                if isinstance(message, dict) and message.get("role") == "tool":
-                    content = message.get("content")
-                    text = content if isinstance(content, str) else json.dumps(content)
-                    if text not in seen:
-                        seen.append(text)
-        return seen
-
-    def __enter__(self) -> FakeChat:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        return unique(content if isinstance(content, str) else json.dumps(content)
+                      for req in self.requests for message in req.get("messages") or []
+                      if isinstance(message, dict) and message.get("role") == "tool"
+                      for content in [message.get("content")])

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from .fakemodel.server import LocalServer, unique
 
 USAGE = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
 
 
-class FakeGemini:
+class FakeGemini(LocalServer):
     def __init__(self, steps: list[tuple[str, str]]) -> None:
         self.steps = list(steps)
         self.requests: list[dict[str, Any]] = []
@@ -64,9 +66,7 @@ class FakeGemini:
                 else:
                     self._send(404, b"{}", "application/json")
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        super().__init__(Handler)
 
     @staticmethod
     def part(step: tuple[str, str]) -> dict[str, Any]:
@@ -78,21 +78,8 @@ class FakeGemini:
         return {"text": value}
 
     def tool_outputs(self) -> list[str]:
-        seen: list[str] = []
-        for req in self.requests:
-            for content in req.get("contents") or []:
-                for part in content.get("parts") or [] if isinstance(content, dict) else []:
-                    fr = part.get("functionResponse") if isinstance(part, dict) else None
-                    if isinstance(fr, dict):
-                        text = json.dumps(fr.get("response"), ensure_ascii=False)
-                        if text not in seen:
-                            seen.append(text)
-        return seen
-
-    def __enter__(self) -> FakeGemini:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        return unique(json.dumps(fr.get("response"), ensure_ascii=False)
+                      for req in self.requests for content in req.get("contents") or []
+                      for part in (content.get("parts") or [] if isinstance(content, dict) else [])
+                      for fr in [part.get("functionResponse") if isinstance(part, dict) else None]
+                      if isinstance(fr, dict))

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from .fakemodel.server import LocalServer, unique
 
 
 def _tool_call(tools: list[dict[str, Any]], command: str, call_id: str) -> dict[str, Any]:
@@ -25,7 +27,7 @@ def _tool_call(tools: list[dict[str, Any]], command: str, call_id: str) -> dict[
             "arguments": json.dumps(args), "status": "completed"}
 
 
-class FakeResponses:
+class FakeResponses(LocalServer):
     def __init__(self, steps: list[tuple[str, str]]) -> None:
         #: ("shell", command) or ("text", message); past the end: a final "done" message
         self.steps = list(steps)
@@ -71,9 +73,7 @@ class FakeResponses:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        super().__init__(Handler)
 
     def events(self, req: dict[str, Any], step: tuple[str, str], n: int) -> list[dict[str, Any]]:
         rid = f"resp_{n}"
@@ -93,20 +93,7 @@ class FakeResponses:
 
     def tool_outputs(self) -> list[str]:
         """Every function_call_output the model was sent (the last request holds them all)."""
-        seen: list[str] = []
-        for req in self.requests:
-            for item in req.get("input") or []:
-                if isinstance(item, dict) and item.get("type") == "function_call_output":
-                    out = item.get("output")
-                    text = out if isinstance(out, str) else json.dumps(out)
-                    if text not in seen:
-                        seen.append(text)
-        return seen
-
-    def __enter__(self) -> FakeResponses:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        return unique(out if isinstance(out, str) else json.dumps(out)
+                      for req in self.requests for item in req.get("input") or []
+                      if isinstance(item, dict) and item.get("type") == "function_call_output"
+                      for out in [item.get("output")])

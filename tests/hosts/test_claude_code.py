@@ -21,6 +21,7 @@ import pytest
 from tests.support.venvs import Venv, Wheelhouse, make_venv
 
 from .fake_anthropic import FakeAnthropic
+from .harness import GATE
 from .pins import PINS
 from .probes import FORBIDDEN, REASON
 from .probes import SOURCE as PROBE_SOURCE
@@ -176,16 +177,6 @@ def test_a_shell_gate_blocks_and_the_model_sees_why(claude, venv, home, tmp_path
 
 # -- the stop gate and the permission decision ---------------------------------------------------
 
-GATE = """
-from pathlib import Path
-from agent_hooks_core import hookimpl
-
-@hookimpl
-def stop_gate(event, ctx):
-    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
-    if runs < WANTED:
-        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
-"""
 
 DECIDER = """
 from agent_hooks_core import hookimpl

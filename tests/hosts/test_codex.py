@@ -7,16 +7,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from agent_hooks_core.bridges.codex import install as cx
 
+from . import harness
 from .fake_responses import FakeResponses
 from .pins import PINS
 from .probes import FORBIDDEN, REASON, hook_file
-from .serve_support import private_server
 
 VERSION = PINS["codex"]
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -30,12 +29,8 @@ def codex(npm_tool) -> Path:
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    (home / "keep").mkdir(parents=True)
-    (home / "keep" / "file").write_text("still here")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
-    with private_server(monkeypatch):  # the fast client starts a warm server: a private one
+    with harness.agent_home(tmp_path, monkeypatch) as home:
+        monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
         yield home
 
 
@@ -44,9 +39,7 @@ def run_codex(codex: Path, home: Path, steps: list[tuple[str, str]], argv: list[
     project = home / "project"
     project.mkdir(exist_ok=True)
     if argv is None:
-        proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", "codex"],
-                              capture_output=True, text=True, timeout=60)
-        assert proc.returncode == 0, proc.stderr
+        harness.install("codex")
     else:
         cx.plan_install("user", argv=argv).apply()
     with FakeResponses(steps) as fake:
@@ -92,9 +85,7 @@ def test_a_secret_in_output_is_redacted(codex, home):
 @pytest.mark.proves("codex", "pre_tool", "closed")
 @pytest.mark.proves("codex", "pre_shell_exec", "closed")
 def test_a_crash_of_ours_blocks(codex, home, tmp_path):
-    broken = tmp_path / "broken_plugin.py"
-    broken.write_text("raise RuntimeError('plugin exploded at import')\n")
-    argv = [sys.executable, "-m", "agent_hooks_core", "codex", "--hook", str(broken)]
+    argv = harness.hook_argv("codex", harness.broken_plugin(tmp_path))
     outputs, _ = run_codex(codex, home, [("shell", "echo should-not-run"), ("text", "ok")], argv=argv)
     assert "should-not-run" not in outputs[0].replace("echo should-not-run", "")
     assert "fail-closed" in outputs[0], outputs
@@ -102,7 +93,7 @@ def test_a_crash_of_ours_blocks(codex, home, tmp_path):
 
 @pytest.mark.proves("codex", "pre_shell_exec", "block")
 def test_a_shell_gate_blocks_with_the_reason(codex, home, tmp_path):
-    argv = [sys.executable, "-m", "agent_hooks_core", "codex", "--hook", str(hook_file(tmp_path))]
+    argv = harness.hook_argv("codex", hook_file(tmp_path))
     outputs, _ = run_codex(codex, home, [("shell", FORBIDDEN), ("text", "ok")], argv=argv)
     assert not (home / "project" / "ran.txt").exists()
     assert REASON in outputs[0], outputs
@@ -113,28 +104,13 @@ def test_untrusted_hooks_are_skipped_and_doctor_says_so(codex, home):
     assert any("installed but untrusted" in line for line in cx.status())
 
 
-GATE = """
-from pathlib import Path
-from agent_hooks_core import hookimpl
-
-@hookimpl
-def stop_gate(event, ctx):
-    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
-    if runs < WANTED:
-        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
-"""
-
-
 @pytest.mark.parametrize(("wanted", "limit", "runs"), [
     (2, 3, 2),   # the gate keeps Codex working once, then lets it stop
     (99, 1, 2),  # a gate that never lets go: the user's limit stops it
 ])
 @pytest.mark.proves("codex", "stop_gate", "block", "continue")
 def test_the_stop_gate_keeps_codex_working_within_the_limit(codex, home, tmp_path, wanted, limit, runs):
-    gate = tmp_path / "gate.py"
-    gate.write_text(GATE.replace("WANTED", str(wanted)))
-    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"stop_gate_limit = {limit}\n")
-    argv = [sys.executable, "-m", "agent_hooks_core", "codex", "--hook", str(gate)]
+    argv = harness.hook_argv("codex", harness.stop_gate(tmp_path, wanted, limit))
     fakes: list[FakeResponses] = []
     run_codex(codex, home, [("shell", "echo ran >> RUNS"), ("text", "ok")] * 3, argv=argv, fake_out=fakes)
     assert (home / "project" / "RUNS").read_text().count("ran") == runs

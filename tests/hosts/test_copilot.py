@@ -6,17 +6,15 @@ reports)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from agent_hooks_core.bridges import copilot
 
+from . import harness
 from .fakemodel import FakeModel, say, tool_call
 from .npm_agents import agents, base_env, run, write_json
 from .probes import FORBIDDEN, REASON, hook_file
-from .serve_support import private_server
 
 
 @pytest.fixture(scope="module")
@@ -27,13 +25,7 @@ def cli(npm_set) -> Path:
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    (home / "keep").mkdir(parents=True)
-    (home / "keep" / "file").write_text("still here")
-    (home / "project").mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("COPILOT_HOME", raising=False)
-    with private_server(monkeypatch):
+    with harness.agent_home(tmp_path, monkeypatch, unset=("COPILOT_HOME",)) as home:
         yield home
 
 
@@ -51,9 +43,7 @@ def run_copilot(cli: Path, home: Path, command: str, repeat: int = 1) -> list[st
 
 def install(argv: list[str] | None = None, *extra: str) -> None:
     if argv is None:  # the command users run
-        proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", "copilot", *extra],
-                              capture_output=True, text=True, timeout=60)
-        assert proc.returncode == 0, proc.stderr
+        harness.install("copilot", *extra)
         return
     copilot.INSTALLER.plan_install("user", argv=argv).apply()
 
@@ -75,9 +65,7 @@ def test_benign_runs(cli, home):
 @pytest.mark.proves("copilot", "pre_tool", "closed")
 @pytest.mark.proves("copilot", "pre_shell_exec", "closed")
 def test_a_crash_of_ours_blocks(cli, home, tmp_path):
-    broken = tmp_path / "broken_plugin.py"
-    broken.write_text("raise RuntimeError('plugin exploded at import')\n")
-    install([sys.executable, "-m", "agent_hooks_core", "copilot", "--hook", str(broken)])
+    install(harness.hook_argv("copilot", harness.broken_plugin(tmp_path)))
     outputs = run_copilot(cli, home, "echo x > ran.txt")
     assert not (home / "project" / "ran.txt").exists()
     assert "fail-closed" in outputs[0], outputs
@@ -86,7 +74,7 @@ def test_a_crash_of_ours_blocks(cli, home, tmp_path):
 @pytest.mark.proves("copilot", "pre_shell_exec", "block")
 @pytest.mark.proves("copilot", "pre_tool", "rewrite")
 def test_a_shell_gate_blocks_and_a_rewrite_runs_as_rewritten(cli, home, tmp_path):
-    install([sys.executable, "-m", "agent_hooks_core", "copilot", "--hook", str(hook_file(tmp_path))])
+    install(harness.hook_argv("copilot", hook_file(tmp_path)))
     blocked = run_copilot(cli, home, FORBIDDEN)
     assert not (home / "project" / "ran.txt").exists()
     assert REASON in blocked[0], blocked
@@ -111,26 +99,9 @@ def test_repository_hooks_run_only_in_a_trusted_folder_and_doctor_says_so(cli, h
     assert json.loads((project / ".github" / "hooks" / "agent-hooks.json").read_text())["version"] == 1
 
 
-GATE = """
-from pathlib import Path
-from agent_hooks_core import hookimpl
-
-@hookimpl
-def stop_gate(event, ctx):
-    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
-    if runs < WANTED:
-        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
-"""
-
-
 @pytest.mark.parametrize(("wanted", "limit", "runs"), [(2, 3, 2), (99, 1, 2)])
 @pytest.mark.proves("copilot", "stop_gate", "block", "continue")
 def test_the_stop_gate_keeps_copilot_working_within_the_limit(cli, home, tmp_path, wanted, limit, runs):
-    import os
-
-    gate = tmp_path / "gate.py"
-    gate.write_text(GATE.replace("WANTED", str(wanted)))
-    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"stop_gate_limit = {limit}\n")
-    install([sys.executable, "-m", "agent_hooks_core", "copilot", "--hook", str(gate)])
+    install(harness.hook_argv("copilot", harness.stop_gate(tmp_path, wanted, limit)))
     run_copilot(cli, home, "echo ran >> RUNS", repeat=3)
     assert (home / "project" / "RUNS").read_text().count("ran") == runs

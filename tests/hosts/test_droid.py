@@ -6,17 +6,15 @@ guard's deny reaches the model, a benign command runs, a failure of ours blocks,
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from agent_hooks_core.bridges import droid
 
+from . import harness
 from .netns_run import run_in_netns
 from .npm_agents import agents, base_env
 from .probes import FORBIDDEN, REASON, hook_file
-from .serve_support import private_server
 
 
 @pytest.fixture(scope="module")
@@ -27,12 +25,7 @@ def cli(npm_set) -> Path:
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    (home / "keep").mkdir(parents=True)
-    (home / "keep" / "file").write_text("still here")
-    (home / "project").mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    with private_server(monkeypatch):
+    with harness.agent_home(tmp_path, monkeypatch) as home:
         yield home
 
 
@@ -51,9 +44,7 @@ def run_droid(cli: Path, home: Path, command: str, repeat: int = 1) -> list[str]
 
 def install(argv: list[str] | None = None) -> None:
     if argv is None:  # the command users run
-        proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", "droid"], capture_output=True,
-                              text=True, timeout=60)
-        assert proc.returncode == 0, proc.stderr
+        harness.install("droid")
         return
     droid.INSTALLER.plan_install("user", argv=argv).apply()
 
@@ -75,9 +66,7 @@ def test_benign_runs(cli, home):
 @pytest.mark.proves("droid", "pre_tool", "closed")
 @pytest.mark.proves("droid", "pre_shell_exec", "closed")
 def test_a_crash_of_ours_blocks(cli, home, tmp_path):
-    broken = tmp_path / "broken_plugin.py"
-    broken.write_text("raise RuntimeError('plugin exploded at import')\n")
-    install([sys.executable, "-m", "agent_hooks_core", "droid", "--hook", str(broken)])
+    install(harness.hook_argv("droid", harness.broken_plugin(tmp_path)))
     outputs = run_droid(cli, home, "echo x > ran.txt")
     assert not (home / "project" / "ran.txt").exists()
     assert "fail-closed" in outputs[0], outputs
@@ -86,7 +75,7 @@ def test_a_crash_of_ours_blocks(cli, home, tmp_path):
 @pytest.mark.proves("droid", "pre_shell_exec", "block")
 @pytest.mark.proves("droid", "pre_tool", "rewrite")
 def test_a_shell_gate_blocks_and_a_rewrite_runs_as_rewritten(cli, home, tmp_path):
-    install([sys.executable, "-m", "agent_hooks_core", "droid", "--hook", str(hook_file(tmp_path))])
+    install(harness.hook_argv("droid", hook_file(tmp_path)))
     blocked = run_droid(cli, home, FORBIDDEN)
     assert not (home / "project" / "ran.txt").exists()
     assert REASON in blocked[0], blocked
@@ -104,26 +93,9 @@ def test_a_hooks_wrapper_is_ignored_by_droid_and_reported_by_doctor(cli, home):
     assert not (home / "keep" / "victim").exists()  # the trap: Droid ran it, our hooks never saw it
 
 
-GATE = """
-from pathlib import Path
-from agent_hooks_core import hookimpl
-
-@hookimpl
-def stop_gate(event, ctx):
-    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
-    if runs < WANTED:
-        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
-"""
-
-
 @pytest.mark.parametrize(("wanted", "limit", "runs"), [(2, 3, 2), (99, 1, 2)])
 @pytest.mark.proves("droid", "stop_gate", "block", "continue")
 def test_the_stop_gate_keeps_droid_working_within_the_limit(cli, home, tmp_path, wanted, limit, runs):
-    import os
-
-    gate = tmp_path / "gate.py"
-    gate.write_text(GATE.replace("WANTED", str(wanted)))
-    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"stop_gate_limit = {limit}\n")
-    install([sys.executable, "-m", "agent_hooks_core", "droid", "--hook", str(gate)])
+    install(harness.hook_argv("droid", harness.stop_gate(tmp_path, wanted, limit)))
     run_droid(cli, home, "echo ran >> RUNS", repeat=3)
     assert (home / "project" / "RUNS").read_text().count("ran") == runs

@@ -7,16 +7,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from agent_hooks_core.bridges.gemini import install as gm
 
+from . import harness
 from .fake_gemini import FakeGemini
 from .pins import PINS
 from .probes import FORBIDDEN, REASON, hook_file
-from .serve_support import private_server
 
 VERSION = PINS["gemini"]
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -30,15 +29,9 @@ def gemini(npm_tool) -> Path:
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    (home / "keep").mkdir(parents=True)
-    (home / "keep" / "file").write_text("still here")
-    (home / "project").mkdir()
-    (home / ".gemini").mkdir()
-    (home / ".gemini" / "settings.json").write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH", raising=False)
-    with private_server(monkeypatch):  # the fast client starts a warm server: a private one
+    with harness.agent_home(tmp_path, monkeypatch, ".gemini", unset=("GEMINI_CLI_TRUSTED_FOLDERS_PATH",)) as home:
+        (home / ".gemini" / "settings.json").write_text(
+            json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
         yield home
 
 
@@ -57,9 +50,7 @@ def run_gemini(gemini: Path, home: Path, steps, *, trust: bool = True, extra_env
 
 def install(argv: list[str] | None = None, scope: str = "user", project: Path | None = None) -> None:
     if argv is None and project is None:  # the command users run
-        proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", "gemini"], capture_output=True,
-                              text=True, timeout=60)
-        assert proc.returncode == 0, proc.stderr
+        harness.install("gemini")
         return
     gm.plan_install(scope, project, argv=argv).apply()
 
@@ -88,9 +79,7 @@ def test_secret_redacted(gemini, home):
 @pytest.mark.proves("gemini", "pre_tool", "closed")
 @pytest.mark.proves("gemini", "pre_shell_exec", "closed")
 def test_a_crash_of_ours_blocks(gemini, home, tmp_path):
-    broken = tmp_path / "broken_plugin.py"
-    broken.write_text("raise RuntimeError('plugin exploded at import')\n")
-    install([sys.executable, "-m", "agent_hooks_core", "gemini", "--hook", str(broken)])
+    install(harness.hook_argv("gemini", harness.broken_plugin(tmp_path)))
     outputs = run_gemini(gemini, home, [("shell", "echo should-not-run > ran.txt"), ("text", "ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert "fail-closed" in outputs[0], outputs
@@ -98,7 +87,7 @@ def test_a_crash_of_ours_blocks(gemini, home, tmp_path):
 
 @pytest.mark.proves("gemini", "pre_shell_exec", "block")
 def test_a_shell_gate_blocks_with_the_reason(gemini, home, tmp_path):
-    install([sys.executable, "-m", "agent_hooks_core", "gemini", "--hook", str(hook_file(tmp_path))])
+    install(harness.hook_argv("gemini", hook_file(tmp_path)))
     outputs = run_gemini(gemini, home, [("shell", FORBIDDEN), ("text", "ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert REASON in outputs[0], outputs
@@ -126,30 +115,15 @@ def test_a_rewrite_that_removes_an_argument_runs_as_rewritten(gemini, home, tmp_
     """Gemini CLI replaces the arguments and revalidates them: a removed key must be absent, not null."""
     hook = tmp_path / "rewrite.py"
     hook.write_text(REWRITE)
-    install([sys.executable, "-m", "agent_hooks_core", "gemini", "--hook", str(hook)])
+    install(harness.hook_argv("gemini", hook))
     call = json.dumps({"name": "run_shell_command", "args": {"command": "echo original", "description": "say it"}})
     outputs = run_gemini(gemini, home, [("call", call), ("text", "ok")])
     assert "rewritten-ran" in outputs[0] and "original" not in outputs[0], outputs
 
 
-GATE = """
-from pathlib import Path
-from agent_hooks_core import hookimpl
-
-@hookimpl
-def stop_gate(event, ctx):
-    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
-    if runs < WANTED:
-        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
-"""
-
-
 @pytest.mark.parametrize(("wanted", "limit", "runs"), [(2, 3, 2), (99, 1, 2)])
 @pytest.mark.proves("gemini", "stop_gate", "block", "continue")
 def test_the_stop_gate_keeps_gemini_working_within_the_limit(gemini, home, tmp_path, wanted, limit, runs):
-    gate = tmp_path / "gate.py"
-    gate.write_text(GATE.replace("WANTED", str(wanted)))
-    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"stop_gate_limit = {limit}\n")
-    install([sys.executable, "-m", "agent_hooks_core", "gemini", "--hook", str(gate)])
+    install(harness.hook_argv("gemini", harness.stop_gate(tmp_path, wanted, limit)))
     run_gemini(gemini, home, [("shell", "echo ran >> RUNS"), ("text", "ok")] * 3)
     assert (home / "project" / "RUNS").read_text().count("ran") == runs

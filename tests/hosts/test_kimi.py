@@ -4,18 +4,15 @@ and the stop gate gets one more turn."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from agent_hooks_core.bridges.kimi import install as km
 
+from . import harness
 from .fakemodel import FakeModel, say, tool_call
 from .pins import PINS
 from .probes import FORBIDDEN, REASON, hook_file
-from .serve_support import private_server
 
 VERSION = PINS["kimi"]
 
@@ -43,14 +40,7 @@ def kimi(pypi_tool) -> Path:
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    (home / "keep").mkdir(parents=True)
-    (home / "keep" / "file").write_text("still here")
-    (home / "project").mkdir()
-    (home / ".kimi").mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("KIMI_SHARE_DIR", raising=False)
-    with private_server(monkeypatch):  # the fast client starts a warm server: a private one
+    with harness.agent_home(tmp_path, monkeypatch, ".kimi", unset=("KIMI_SHARE_DIR",)) as home:
         yield home
 
 
@@ -61,21 +51,14 @@ def run_kimi(kimi: Path, home: Path, turns) -> tuple[list[str], FakeModel]:
         # our [[hooks]] stay; only the model settings are (re)written in front of them
         hooks = config.read_text().split("[[hooks]]", 1)[1] if config.exists() else ""
         config.write_text(CONFIG.format(base=model.base_url) + ("\n[[hooks]]" + hooks if hooks else ""))
-        env = {**os.environ, "KIMI_DISABLE_TELEMETRY": "1", "NO_PROXY": "127.0.0.1,localhost",
-               "AGENT_HOOKS_PLUGINS": "guard"}
-        proc = subprocess.run([str(kimi), "--print", "-p", "go", "--output-format", "stream-json"],
-                              cwd=home / "project", env=env, capture_output=True, text=True, timeout=300,
-                              stdin=subprocess.DEVNULL)
-        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-        assert not model.errors, model.errors
-        return model.tool_results(), model
+        results = harness.run_agent([str(kimi), "--print", "-p", "go", "--output-format", "stream-json"], home,
+                                    harness.local_env(KIMI_DISABLE_TELEMETRY="1"), model)
+        return results, model
 
 
 def install(argv: list[str] | None = None) -> None:
     if argv is None:  # the command users run
-        proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", "kimi"], capture_output=True,
-                              text=True, timeout=60)
-        assert proc.returncode == 0, proc.stderr
+        harness.install("kimi")
         return
     km.plan_install(argv=argv).apply()
 
@@ -95,9 +78,7 @@ def test_benign_runs(kimi, home):
 
 
 def test_a_crash_of_ours_blocks(kimi, home, tmp_path):
-    broken = tmp_path / "broken_plugin.py"
-    broken.write_text("raise RuntimeError('plugin exploded at import')\n")
-    install([sys.executable, "-m", "agent_hooks_core", "kimi", "--hook", str(broken)])
+    install(harness.hook_argv("kimi", harness.broken_plugin(tmp_path)))
     results, _ = run_kimi(kimi, home, [tool_call("Shell", {"command": "echo should-not-run > ran.txt"}), say("ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert "fail-closed" in results[0], results
@@ -105,7 +86,7 @@ def test_a_crash_of_ours_blocks(kimi, home, tmp_path):
 
 @pytest.mark.proves("kimi", "pre_shell_exec", "block")
 def test_a_shell_gate_blocks_with_the_reason(kimi, home, tmp_path):
-    install([sys.executable, "-m", "agent_hooks_core", "kimi", "--hook", str(hook_file(tmp_path))])
+    install(harness.hook_argv("kimi", hook_file(tmp_path)))
     results, _ = run_kimi(kimi, home, [tool_call("Shell", {"command": FORBIDDEN}), say("ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert REASON in results[0], results
@@ -132,7 +113,7 @@ def stop_gate(event):
 def test_the_stop_gate_gets_one_more_turn(kimi, home, tmp_path):
     gate = tmp_path / "gate.py"
     gate.write_text(GATE)
-    install([sys.executable, "-m", "agent_hooks_core", "kimi", "--hook", str(gate)])
+    install(harness.hook_argv("kimi", gate))
     _, model = run_kimi(kimi, home, [say("finished"), say("ran them")])
     last_user = [m for m in model.requests[-1]["messages"] if m.get("role") == "user"][-1]
     assert "not done: run the tests" in str(last_user["content"]), model.requests[-1]["messages"]

@@ -6,18 +6,16 @@ benign command runs, a failure of ours blocks, and a project's own hooks.json sh
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from agent_hooks_core.bridges.openhands import install as oh
 
+from . import harness
 from .fakemodel import say, tool_call
 from .netns import run_isolated
 from .pins import PINS
 from .probes import FORBIDDEN, REASON, hook_file
-from .serve_support import private_server
 
 VERSION = PINS["openhands"]
 
@@ -30,13 +28,7 @@ def openhands(pypi_tool) -> Path:
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    (home / "keep").mkdir(parents=True)
-    (home / "keep" / "file").write_text("still here")
-    (home / "project").mkdir()
-    (home / ".openhands").mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    with private_server(monkeypatch):  # the fast client starts a warm server: a private one
+    with harness.agent_home(tmp_path, monkeypatch, ".openhands") as home:
         yield home
 
 
@@ -58,9 +50,7 @@ def run_openhands(openhands: Path, home: Path, turns) -> list[str]:
 
 def install(argv: list[str] | None = None, scope: str = "user", project: Path | None = None) -> None:
     if argv is None and project is None:  # the command users run
-        proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", "openhands"],
-                              capture_output=True, text=True, timeout=60)
-        assert proc.returncode == 0, proc.stderr
+        harness.install("openhands")
         return
     oh.plan_install(scope, project, argv=argv).apply()
 
@@ -80,9 +70,7 @@ def test_benign_runs(openhands, home):
 
 
 def test_a_crash_of_ours_blocks(openhands, home, tmp_path):
-    broken = tmp_path / "broken_plugin.py"
-    broken.write_text("raise RuntimeError('plugin exploded at import')\n")
-    install([sys.executable, "-m", "agent_hooks_core", "openhands", "--hook", str(broken)])
+    install(harness.hook_argv("openhands", harness.broken_plugin(tmp_path)))
     results = run_openhands(openhands, home, [shell("echo should-not-run > ran.txt"), say("ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert any("fail-closed" in r for r in results), results
@@ -90,7 +78,7 @@ def test_a_crash_of_ours_blocks(openhands, home, tmp_path):
 
 @pytest.mark.proves("openhands", "pre_shell_exec", "block")
 def test_a_shell_gate_blocks_with_the_reason(openhands, home, tmp_path):
-    install([sys.executable, "-m", "agent_hooks_core", "openhands", "--hook", str(hook_file(tmp_path))])
+    install(harness.hook_argv("openhands", hook_file(tmp_path)))
     results = run_openhands(openhands, home, [shell(FORBIDDEN), say("ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert any(REASON in r for r in results), results

@@ -21,6 +21,7 @@ import pytest
 from tests.support.venvs import Venv, Wheelhouse, make_venv
 
 from .fakemodel import FakeModel, Turn, say, tool_call
+from .harness import GATE
 from .pi_agents import Agent, Terminal, alive, make_agent, server_pids
 from .probes import FORBIDDEN, REASON
 from .probes import SOURCE as PROBE_SOURCE
@@ -300,17 +301,6 @@ def test_a_shell_gate_blocks_with_the_reason(agent, hooks_venv, tmp_path):
     assert REASON in result, result
     assert not (r.project / "ran.txt").exists()
 
-
-GATE = """
-from pathlib import Path
-from agent_hooks_core import hookimpl
-
-@hookimpl
-def stop_gate(event, ctx):
-    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
-    if runs < WANTED:
-        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
-"""
 
 
 @pytest.mark.parametrize("agent", ["omp"], indirect=True)  # pi 0.73.1 has no stop event a hook can answer

@@ -4,17 +4,15 @@ of ours blocks."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from agent_hooks_core.bridges import qwen
 
+from . import harness
 from .fakemodel import FakeModel, say, tool_call
 from .npm_agents import agents, base_env, run, write_json
 from .probes import FORBIDDEN, REASON, hook_file
-from .serve_support import private_server
 
 
 @pytest.fixture(scope="module")
@@ -25,15 +23,10 @@ def cli(npm_set) -> Path:
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    (home / "keep").mkdir(parents=True)
-    (home / "keep" / "file").write_text("still here")
-    (home / "project").mkdir()
-    write_json(home / ".qwen" / "settings.json", {
-        "telemetry": {"enabled": False}, "privacy": {"usageStatisticsEnabled": False},
-        "general": {"enableAutoUpdate": False}})
-    monkeypatch.setenv("HOME", str(home))
-    with private_server(monkeypatch):
+    with harness.agent_home(tmp_path, monkeypatch) as home:
+        write_json(home / ".qwen" / "settings.json", {
+            "telemetry": {"enabled": False}, "privacy": {"usageStatisticsEnabled": False},
+            "general": {"enableAutoUpdate": False}})
         yield home
 
 
@@ -49,9 +42,7 @@ def run_qwen(cli: Path, home: Path, turns) -> list[str]:
 
 def install(argv: list[str] | None = None) -> None:
     if argv is None:  # the command users run
-        proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", "qwen"], capture_output=True,
-                              text=True, timeout=60)
-        assert proc.returncode == 0, proc.stderr
+        harness.install("qwen")
         return
     qwen.INSTALLER.plan_install("user", argv=argv).apply()
 
@@ -73,9 +64,7 @@ def test_benign_runs(cli, home):
 @pytest.mark.proves("qwen", "pre_tool", "closed")
 @pytest.mark.proves("qwen", "pre_shell_exec", "closed")
 def test_a_crash_of_ours_blocks(cli, home, tmp_path):
-    broken = tmp_path / "broken_plugin.py"
-    broken.write_text("raise RuntimeError('plugin exploded at import')\n")
-    install([sys.executable, "-m", "agent_hooks_core", "qwen", "--hook", str(broken)])
+    install(harness.hook_argv("qwen", harness.broken_plugin(tmp_path)))
     outputs = run_qwen(cli, home, [tool_call("run_shell_command", {"command": "echo x > ran.txt"}), say("ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert "fail-closed" in outputs[0], outputs
@@ -83,32 +72,16 @@ def test_a_crash_of_ours_blocks(cli, home, tmp_path):
 
 @pytest.mark.proves("qwen", "pre_shell_exec", "block")
 def test_a_shell_gate_blocks_with_the_reason(cli, home, tmp_path):
-    install([sys.executable, "-m", "agent_hooks_core", "qwen", "--hook", str(hook_file(tmp_path))])
+    install(harness.hook_argv("qwen", hook_file(tmp_path)))
     blocked = run_qwen(cli, home, [tool_call("run_shell_command", {"command": FORBIDDEN}), say("ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert REASON in blocked[0], blocked
 
 
-GATE = """
-from pathlib import Path
-from agent_hooks_core import hookimpl
-
-@hookimpl
-def stop_gate(event, ctx):
-    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
-    if runs < WANTED:
-        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
-"""
-
 
 @pytest.mark.parametrize(("wanted", "limit", "runs"), [(2, 3, 2), (99, 1, 2)])
 @pytest.mark.proves("qwen", "stop_gate", "block", "continue")
 def test_the_stop_gate_keeps_qwen_working_within_the_limit(cli, home, tmp_path, wanted, limit, runs):
-    import os
-
-    gate = tmp_path / "gate.py"
-    gate.write_text(GATE.replace("WANTED", str(wanted)))
-    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"stop_gate_limit = {limit}\n")
-    install([sys.executable, "-m", "agent_hooks_core", "qwen", "--hook", str(gate)])
+    install(harness.hook_argv("qwen", harness.stop_gate(tmp_path, wanted, limit)))
     run_qwen(cli, home, [tool_call("run_shell_command", {"command": "echo ran >> RUNS"}), say("ok")] * 3)
     assert (home / "project" / "RUNS").read_text().count("ran") == runs

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from agent_hooks_core.bridges.vibe import install as vb
 
+from . import harness
 from .fakemodel import FakeModel, say, tool_call
 from .pins import PINS
 from .probes import FORBIDDEN, REASON, hook_file
-from .serve_support import private_server
 
 VERSION = PINS["vibe"]
 
@@ -46,14 +45,7 @@ def vibe(pypi_tool) -> Path:
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    (home / "keep").mkdir(parents=True)
-    (home / "keep" / "file").write_text("still here")
-    (home / "project").mkdir()
-    (home / ".vibe").mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("VIBE_HOME", raising=False)
-    with private_server(monkeypatch):  # the fast client starts a warm server: a private one
+    with harness.agent_home(tmp_path, monkeypatch, ".vibe", unset=("VIBE_HOME",)) as home:
         yield home
 
 
@@ -61,21 +53,13 @@ def run_vibe(vibe: Path, home: Path, turns, *, args: tuple[str, ...] = ()) -> li
     """Vibe in print mode against a fake model playing ``turns``; the tool results it sent back."""
     with FakeModel(turns) as model:
         (home / ".vibe" / "config.toml").write_text(CONFIG.format(base=model.base_url))
-        env = {**os.environ, "FAKE_API_KEY": "dummy", "NO_PROXY": "127.0.0.1,localhost",
-               "AGENT_HOOKS_PLUGINS": "guard"}
-        proc = subprocess.run([str(vibe), "-p", "go", "--auto-approve", "--output", "json", *args],
-                              cwd=home / "project", env=env, capture_output=True, text=True, timeout=300,
-                              stdin=subprocess.DEVNULL)
-        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-        assert not model.errors, model.errors
-        return model.tool_results()
+        return harness.run_agent([str(vibe), "-p", "go", "--auto-approve", "--output", "json", *args], home,
+                                 harness.local_env(FAKE_API_KEY="dummy"), model)
 
 
 def install(argv: list[str] | None = None, scope: str = "user", project: Path | None = None) -> None:
     if argv is None and project is None:  # the command users run
-        proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", "vibe"], capture_output=True,
-                              text=True, timeout=60)
-        assert proc.returncode == 0, proc.stderr
+        harness.install("vibe")
         return
     vb.plan_install(scope, project, argv=argv).apply()
 
@@ -97,9 +81,7 @@ def test_benign_runs(vibe, home):
 @pytest.mark.proves("vibe", "pre_tool", "closed")
 @pytest.mark.proves("vibe", "pre_shell_exec", "closed")
 def test_a_crash_of_ours_blocks(vibe, home, tmp_path):
-    broken = tmp_path / "broken_plugin.py"
-    broken.write_text("raise RuntimeError('plugin exploded at import')\n")
-    install([sys.executable, "-m", "agent_hooks_core", "vibe", "--hook", str(broken)])
+    install(harness.hook_argv("vibe", harness.broken_plugin(tmp_path)))
     results = run_vibe(vibe, home, [tool_call("bash", {"command": "echo should-not-run > ran.txt"}), say("ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert "fail-closed" in results[0], results
@@ -107,7 +89,7 @@ def test_a_crash_of_ours_blocks(vibe, home, tmp_path):
 
 @pytest.mark.proves("vibe", "pre_shell_exec", "block")
 def test_a_shell_gate_blocks_with_the_reason(vibe, home, tmp_path):
-    install([sys.executable, "-m", "agent_hooks_core", "vibe", "--hook", str(hook_file(tmp_path))])
+    install(harness.hook_argv("vibe", hook_file(tmp_path)))
     results = run_vibe(vibe, home, [tool_call("bash", {"command": FORBIDDEN}), say("ok")])
     assert not (home / "project" / "ran.txt").exists()
     assert REASON in results[0], results
@@ -148,7 +130,7 @@ def pre_tool(event):
 def test_a_rewrite_runs_as_rewritten(vibe, home, tmp_path):
     hook = tmp_path / "rewrite.py"
     hook.write_text(REWRITE)
-    install([sys.executable, "-m", "agent_hooks_core", "vibe", "--hook", str(hook)])
+    install(harness.hook_argv("vibe", hook))
     results = run_vibe(vibe, home, [tool_call("bash", {"command": "echo original"}), say("ok")])
     assert "rewritten-ran" in results[0] and "original" not in results[0], results
 
@@ -177,7 +159,7 @@ def test_the_stop_gate_keeps_vibe_working_within_the_limit(vibe, home, tmp_path)
     gate = tmp_path / "gate.py"
     gate.write_text(GATE)
     (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text("stop_gate_limit = 1\n")
-    install([sys.executable, "-m", "agent_hooks_core", "vibe", "--hook", str(gate)])
+    install(harness.hook_argv("vibe", gate))
     with FakeModel([say("finished"), say("ran them"), say("again")]) as model:
         (home / ".vibe" / "config.toml").write_text(CONFIG.format(base=model.base_url))
         proc = subprocess.run([str(vibe), "-p", "go", "--auto-approve", "--output", "json"], cwd=home / "project",

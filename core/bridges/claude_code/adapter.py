@@ -21,8 +21,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import CommandOptions, HostAdapter, HostAnswer, UsageError
-from .events import FAIL_CLOSED_EVENTS, HOST, Bridge, LoadFailure
+from ..base import CommandOptions, HostAnswer, UsageError
+from ..hostkit.adapter import Adapter
+from .events import FAIL_CLOSED_EVENTS, HOST, Bridge
 from .reply import Reply, cap
 from .ui import ClaudeCodeUI
 
@@ -97,11 +98,14 @@ def parse_args(argv: Iterable[str]) -> BridgeOptions:
 _EVENT_NAME = re.compile(rb'"hook_event_name"\s*:\s*"([A-Za-z]+)"')
 
 
-class ClaudeCodeAdapter(HostAdapter):
-    """:class:`~agent_hooks_core.bridges.base.HostAdapter` for Claude Code."""
+class ClaudeCodeAdapter(Adapter):
+    """Claude Code on the shared event loop (:meth:`hostkit.adapter.Adapter.handle`): each event
+    is rendered by a :class:`~.events.Bridge` into a :class:`~.reply.Reply`."""
 
     name = HOST
     answer_deadline = ANSWER_DEADLINE
+    EVENT_KEY = "hook_event_name"
+    GATING = FAIL_CLOSED_EVENTS
 
     def __init__(self, options: BridgeOptions | None = None) -> None:
         self.options = options if options is not None else BridgeOptions()
@@ -109,10 +113,6 @@ class ClaudeCodeAdapter(HostAdapter):
     @property
     def usage(self) -> str:
         return USAGE
-
-    @property
-    def event_field(self) -> str:
-        return "hook_event_name"
 
     def parse_args(self, argv: Iterable[str]) -> BridgeOptions:
         return parse_args(argv)
@@ -124,16 +124,9 @@ class ClaudeCodeAdapter(HostAdapter):
                 common.hooks, common.settings, common.event, common.help)
         return ClaudeCodeAdapter(options)
 
-    def event_name(self, event: Mapping[str, Any]) -> str | None:
-        name = event.get("hook_event_name")
-        return name if isinstance(name, str) and name else None
-
     def sniff_event_name(self, raw: bytes) -> str | None:
         match = _EVENT_NAME.search(raw)
         return match.group(1).decode() if match else None
-
-    def is_gating(self, event_name: str | None) -> bool:
-        return event_name in FAIL_CLOSED_EVENTS
 
     def runtime_options(self, event: Mapping[str, Any]) -> dict[str, Any]:
         cwd = event.get("cwd")
@@ -147,13 +140,21 @@ class ClaudeCodeAdapter(HostAdapter):
     def handle(self, rt: Runtime, event: dict[str, Any]) -> HostAnswer:
         if _cursor_runs_its_own(event):
             return HostAnswer()
+        return super().handle(rt, event)
+
+    def _bridge(self, rt: Runtime, event: dict[str, Any]) -> Bridge:
         ui = rt.ui if isinstance(rt.ui, ClaudeCodeUI) else ClaudeCodeUI()
         ui.runtime = rt
-        try:
-            reply = Bridge(rt, event, ui, self.options).run()
-        except LoadFailure as exc:
-            return self.failure(self.event_name(event), f"a plugin failed to load: {exc}")
-        return reply.answer()
+        return Bridge(rt, event, ui, self.options)
+
+    def unplugged(self, rt: Runtime, event: dict[str, Any], name: str) -> HostAnswer:
+        bridge = self._bridge(rt, event)
+        if name == "SessionStart":  # plugins that failed to load are said once per session
+            bridge.load_errors()
+        return bridge.reply.answer()
+
+    def dispatch(self, rt: Runtime, event: dict[str, Any], name: str) -> HostAnswer:
+        return self._bridge(rt, event).answer()
 
     def failure(self, event_name: str | None, problem: str) -> HostAnswer:
         """Our side failed: deny where a tool's permission depends on us, else a clear message."""

@@ -11,7 +11,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..base import BridgeInputError
+from ..base import BridgeInputError, HostAnswer
 from ..hostkit.shape import tool_call
 from ..hosts.claude_code import MAPPED_EVENTS
 from .reply import Reply, cap
@@ -35,10 +35,6 @@ CONTEXT_EVENTS = frozenset({
 
 
 
-class LoadFailure(Exception):
-    """A plugin that should run could not be loaded (PreToolUse denies then)."""
-
-
 class Bridge:
     """One Claude Code event, fired through ``rt``, rendered into a :class:`Reply`."""
 
@@ -51,23 +47,16 @@ class Bridge:
         self.reply = Reply(self.name)
         self._outbox_seen = 0
 
-    def run(self) -> Reply:
-        broken = list(getattr(self.rt, "load_errors", ()))
-        if broken and self.name in FAIL_CLOSED_EVENTS:
-            names = ", ".join(dict.fromkeys(e.plugin for e in broken))
-            raise LoadFailure(f"{'; '.join(str(e) for e in broken)}. Fix it, or disable it "
-                               f"(`agenthooks plugins disable {names}`)")
-        if not self.rt.plugins:  # nothing to ask: Claude Code decides as if we were not wired
-            if self.name == "SessionStart":
-                self._load_errors()
-            return self.reply
+    def answer(self) -> HostAnswer:
+        """Render the event (its ``on_<Event>`` method, else ``host_event``) and what plugins said.
+        The loop around it (load failures, no plugins) is the shared one, :meth:`Adapter.handle`."""
         handler = getattr(self, f"on_{self.name}", None) if self.name in MAPPED_EVENTS else None
         if handler is None:
             self.host_event()
         else:
             handler()
         self._collect_messages()
-        return self.reply
+        return self.reply.answer()
 
     # helpers ---------------------------------------------------------------------------
 
@@ -259,9 +248,9 @@ class Bridge:
             self.fire("on_start", {"project_root": os.environ.get("CLAUDE_PROJECT_DIR") or self.rt.cwd})
         self.fire("session_start", {"reason": source, "session_file": self._str("transcript_path")})
         self._inject_system_prompt()
-        self._load_errors()
+        self.load_errors()
 
-    def _load_errors(self) -> None:
+    def load_errors(self) -> None:
         """Plugins that failed to load: the user hears it once per session, not silently."""
         for err in getattr(self.rt, "load_errors", ()):
             self.reply.messages.append(f"agent-hooks: {err}")

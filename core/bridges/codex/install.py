@@ -19,19 +19,17 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ...settings import home_dir
+from ..hostkit.installer import HooksFile
 from ..hostkit.jsonconfig import (
     ConfigEdit,
     FileChange,
     InstallError,
     broken_wiring,
-    dump_json,
-    event_argv,
     read_json,
     run_plan,
     runs_us,
-    shell_command,
-    transport_note,
 )
+from ..hostkit.tomlconfig import dump_toml, read_toml
 from .adapter import EVENTS
 
 #: events whose command fails closed (the fast client exits 2 on its own failures there)
@@ -51,31 +49,12 @@ def codex_home(environ: Mapping[str, str] | None = None) -> Path:
     return Path(env).expanduser() if env else home_dir(environ) / ".codex"
 
 
-def config_targets(project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
-    """Every file ``install`` may write (user scope, and the project scope of ``project_dir``)."""
-    home = Path(os.path.abspath(codex_home(environ)))
-    return [home / "hooks.json", home / "config.toml", Path(project_dir) / ".codex" / "hooks.json"]
-
-
-def hooks_path(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Path:
-    if scope == "user":
-        return Path(os.path.abspath(codex_home())) / "hooks.json"
-    if scope == "project":
-        return Path(os.path.abspath(project_dir or os.getcwd())) / ".codex" / "hooks.json"
-    raise InstallError(f"unknown scope {scope!r}: use user or project")
-
-
 def config_path() -> Path:
     return Path(os.path.abspath(codex_home())) / "config.toml"
 
 
 def snake(event: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
-
-
-def handler(event: str, argv: list[str] | None = None) -> dict[str, Any]:
-    return {"type": "command", "command": shell_command(event_argv(HOST, event, event in GATING, argv)),
-            "timeout": TIMEOUTS.get(event, TIMEOUT)}
 
 
 def trust_hash(event: str, group: dict[str, Any], entry: dict[str, Any]) -> str:
@@ -93,74 +72,97 @@ def trust_hash(event: str, group: dict[str, Any], entry: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def is_ours(entry: Any) -> bool:
-    return isinstance(entry, dict) and entry.get("type", "command") == "command" and runs_us(entry.get("command"), HOST)
+class CodexHooks(HooksFile):
+    """hooks.json through the shared :class:`~..hostkit.installer.HooksFile` (groups of handlers
+    under ``"hooks"``); the plan adds the trust in config.toml for the handlers it writes."""
+
+    host = HOST
+    title = "Codex"
+    SCOPES = SCOPES
+    events = EVENTS
+    gating = GATING
+
+    def path(self, scope: str, project_dir: str | os.PathLike[str] | None = None,
+             environ: Mapping[str, str] | None = None) -> Path:
+        if scope == "user":
+            return Path(os.path.abspath(codex_home(environ))) / "hooks.json"
+        if scope == "project":
+            return Path(os.path.abspath(project_dir or os.getcwd())) / ".codex" / "hooks.json"
+        raise InstallError(f"unknown scope {scope!r}: use user or project")
+
+    def config_targets(self, project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
+        return [*super().config_targets(project_dir, environ),
+                Path(os.path.abspath(codex_home(environ))) / "config.toml"]
+
+    def handler(self, event: str, argv: list[str] | None = None) -> dict[str, Any]:
+        return {"type": "command", "command": self.command(event, argv), "timeout": TIMEOUTS.get(event, TIMEOUT)}
+
+    def is_ours(self, entry: Any) -> bool:
+        return isinstance(entry, dict) and entry.get("type", "command") == "command" and runs_us(entry.get("command"),
+                                                                                                 HOST)
+
+    def _hooks(self, data: dict[str, Any], path: Path) -> dict[str, Any]:
+        hooks = data.get("hooks", {})
+        if not isinstance(hooks, dict) or not all(isinstance(v, list) for v in hooks.values()):
+            raise InstallError(f"{path}: \"hooks\" must map event names to lists; nothing was changed")
+        return hooks
+
+    def plan_install(self, scope: str, project_dir: str | os.PathLike[str] | None = None,
+                     argv: list[str] | None = None, trust: bool = True) -> ConfigEdit:
+        plan = super().plan_install(scope, project_dir, argv)
+        change = plan.changes[0]
+        path = change.path
+        data, _ = read_json(path)
+        if trust:
+            plan.changes.append(_trust_change(path, data, json.loads(change.new) if change.new is not None else data))
+        else:
+            plan.notes.append("hooks not trusted (--no-trust): Codex skips them until you trust them in `/hooks`")
+        if scope == "project":
+            root = str(path.parent.parent)
+            if not project_trusted(root):
+                plan.notes.append(f"Codex loads .codex/ of a project only when the project is trusted: trust {root} "
+                                  "when Codex asks, or add [projects.\"" + root + "\"] trust_level = \"trusted\" "
+                                  f"to {config_path()}")
+        return plan
+
+    def plan_uninstall(self, scope: str, project_dir: str | os.PathLike[str] | None = None) -> ConfigEdit:
+        plan = super().plan_uninstall(scope, project_dir)
+        change = plan.changes[0]
+        data, _ = read_json(change.path)
+        plan.changes.append(_trust_change(change.path, data, json.loads(change.new) if change.new else data))
+        return plan
 
 
-def _events(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    hooks = data.get("hooks", {})
-    if not isinstance(hooks, dict) or not all(isinstance(v, list) for v in hooks.values()):
-        raise InstallError(f"{path}: \"hooks\" must map event names to lists; nothing was changed")
-    return hooks
+INSTALLER = CodexHooks()
+
+
+def hooks_path(scope: str, project_dir: str | os.PathLike[str] | None = None) -> Path:
+    return INSTALLER.path(scope, project_dir)
+
+
+def config_targets(project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
+    """Every file ``install`` may write (user scope, and the project scope of ``project_dir``)."""
+    return INSTALLER.config_targets(project_dir, environ)
 
 
 def our_positions(data: dict[str, Any], path: Path) -> list[tuple[str, int, int, dict[str, Any], dict[str, Any]]]:
-    """(event, group index, handler index, group, handler) for each of our handlers."""
+    """(event, group index, handler index, group, handler) for each of our handlers: Codex's trust
+    keys are positions."""
     found = []
-    for event, groups in _events(data, path).items():
+    for event, groups in INSTALLER._hooks(data, path).items():
         for gi, group in enumerate(groups):
             inner = group.get("hooks") if isinstance(group, dict) else None
             for hi, entry in enumerate(inner if isinstance(inner, list) else []):
-                if is_ours(entry):
+                if INSTALLER.is_ours(entry):
                     found.append((event, gi, hi, group, entry))
     return found
-
-
-def without_us(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    new: dict[str, Any] = json.loads(json.dumps(data))
-    hooks = _events(new, path)
-    for event in list(hooks):
-        groups = [g for g in hooks[event] if not (isinstance(g, dict) and isinstance(g.get("hooks"), list)
-                                                   and g["hooks"] and all(is_ours(h) for h in g["hooks"]))]
-        for g in groups:
-            if isinstance(g, dict) and isinstance(g.get("hooks"), list):
-                g["hooks"] = [h for h in g["hooks"] if not is_ours(h)]
-        if groups:
-            hooks[event] = groups
-        else:
-            del hooks[event]
-    if "hooks" in new and not hooks and set(new) == {"hooks"}:
-        return {}
-    return new
-
-
-def with_us(data: dict[str, Any], path: Path, argv: list[str] | None) -> dict[str, Any]:
-    """Our group appended to every event (appending never moves the user's hooks, whose trust
-    keys are positions)."""
-    new = without_us(data, path)
-    hooks = new.setdefault("hooks", {})
-    for event in EVENTS:
-        hooks.setdefault(event, []).append({"hooks": [handler(event, argv)]})
-    return new
 
 
 # -- config.toml: hook trust ---------------------------------------------------------------
 
 
 def _read_config() -> tuple[Any, str | None]:
-    import tomlkit
-
-    path = config_path()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return tomlkit.document(), None
-    except OSError as exc:
-        raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        return tomlkit.parse(text), text
-    except Exception as exc:
-        raise InstallError(f"{path} is not valid TOML ({exc}); fix it, nothing was changed") from None
+    return read_toml(config_path())
 
 
 def trust_states(doc: Any) -> dict[str, Any]:
@@ -206,39 +208,12 @@ def _trust_change(path: Path, old_data: dict[str, Any], new_data: dict[str, Any]
         del hooks["state"]
     if not hooks:
         del doc["hooks"]
-    new_text = tomlkit.dumps(doc)
-    tomlkit.loads(new_text)  # what we write must parse
-    return FileChange(config_path(), text, new_text)
+    return FileChange(config_path(), text, dump_toml(doc, text))
 
 
-def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
-                 argv: list[str] | None = None, trust: bool = True) -> ConfigEdit:
-    path = hooks_path(scope, project_dir)
-    data, old = read_json(path)
-    new = with_us(data, path, argv)
-    plan = ConfigEdit([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
-    if argv is None:
-        plan.notes.append(transport_note("Codex"))
-    if trust:
-        plan.changes.append(_trust_change(path, data, new))
-    else:
-        plan.notes.append("hooks not trusted (--no-trust): Codex skips them until you trust them in `/hooks`")
-    if scope == "project":
-        root = str(path.parent.parent)
-        if not project_trusted(root):
-            plan.notes.append(f"Codex loads .codex/ of a project only when the project is trusted: trust {root} "
-                              "when Codex asks, or add [projects.\"" + root + "\"] trust_level = \"trusted\" "
-                              f"to {config_path()}")
-    return plan
-
-
-def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> ConfigEdit:
-    path = hooks_path(scope, project_dir)
-    data, old = read_json(path)
-    new = without_us(data, path)
-    if old is None or new == data:
-        return ConfigEdit([FileChange(path, old, None), _trust_change(path, data, data)], removal=True)
-    return ConfigEdit([FileChange(path, old, dump_json(new, old)), _trust_change(path, data, new)], removal=True)
+plan_install = INSTALLER.plan_install
+plan_uninstall = INSTALLER.plan_uninstall
+wired = INSTALLER.wired
 
 
 #: host options of ``agenthooks install codex`` (cli/hosts.py builds the command from them)
@@ -287,19 +262,6 @@ def untrusted(path: Path, data: dict[str, Any]) -> list[str]:
         if not (isinstance(state, dict) and state.get("trusted_hash") == trust_hash(event, group, entry)):
             bad.append(event)
     return bad
-
-
-def wired(cwd: str | os.PathLike[str] | None = None) -> list[str]:
-    """Scopes whose hooks.json runs our bridge."""
-    found = []
-    for scope in SCOPES:
-        try:
-            data, _ = read_json(hooks_path(scope, cwd))
-            if our_positions(data, hooks_path(scope, cwd)):
-                found.append(scope)
-        except InstallError:
-            continue
-    return found
 
 
 def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:

@@ -181,18 +181,27 @@ class Adapter(HostAdapter):
         return options
 
     def handle(self, rt: Runtime, event: dict[str, Any]) -> HostAnswer:
+        """The one event loop and answer policy of every host: a plugin that failed to load fails
+        a gating event closed; no plugins, no opinion (:meth:`unplugged`); else :meth:`dispatch`."""
         if not isinstance(event, dict):
             raise BridgeInputError(f"the event must be a JSON object, not {type(event).__name__}")
         name = self.event_name(event)
         if name is None:
             raise BridgeInputError(f"the event has no {self.EVENT_KEY}")
-        broken = list(getattr(rt, "load_errors", ()))
-        if broken and self.is_gating(name):
-            names = ", ".join(dict.fromkeys(str(getattr(e, "plugin", "?")) for e in broken))
-            return self.failure(name, f"a plugin failed to load: {'; '.join(str(e) for e in broken)}. Fix it, "
-                                      f"or disable it (`agenthooks plugins disable {names}`)")
+        problem = load_problem(rt) if self.is_gating(name) else None
+        if problem is not None:
+            return self.failure(name, problem)
         if not rt.plugins:
-            return HostAnswer()
+            return self.unplugged(rt, event, name)
+        return self.dispatch(rt, event, name)
+
+    def unplugged(self, rt: Runtime, event: dict[str, Any], name: str) -> HostAnswer:
+        """The answer when no plugin runs: nothing, the host decides as if we were not wired."""
+        return HostAnswer()
+
+    def dispatch(self, rt: Runtime, event: dict[str, Any], name: str) -> HostAnswer:
+        """``on_<Event>(turn)`` (the tool call of a gating event checked against :attr:`SHAPES`
+        first), else :meth:`host_event`; the errors plugins raised go to stderr."""
         turn = Turn(rt, event, name)
         shape = self.SHAPES.get(name) if self.is_gating(name) else None
         if shape is not None:
@@ -209,6 +218,16 @@ class Adapter(HostAdapter):
             if type(item).__name__ == "HookError":
                 answer.stderr.append(f"agent-hooks: {item}")
         return answer
+
+
+def load_problem(rt: Runtime) -> str | None:
+    """Why a gating event must fail closed before any plugin runs: one failed to load."""
+    broken = list(getattr(rt, "load_errors", ()))
+    if not broken:
+        return None
+    names = ", ".join(dict.fromkeys(str(getattr(e, "plugin", "?")) for e in broken))
+    return (f"a plugin failed to load: {'; '.join(str(e) for e in broken)}. Fix it, "
+            f"or disable it (`agenthooks plugins disable {names}`)")
 
 
 def fail_reason(problem: str) -> str:

@@ -1,6 +1,6 @@
 """The installer of a command-hook host whose configuration is one JSON file per scope holding
 ``"hooks": {EVENT: [...]}``, or the events at its top level (Gemini CLI, Cursor, Qwen Code, GitHub
-Copilot CLI, Factory Droid, and third-party hosts alike).
+Copilot CLI, Factory Droid, Codex, OpenHands, and third-party hosts alike).
 
 A host subclasses :class:`HooksFile` and says where the file is (:meth:`HooksFile.path`), which
 events to wire, which of them gate, and what one handler entry looks like; the plan (one
@@ -68,6 +68,11 @@ class HooksFile:
         """Our handler entry for ``event`` (``argv``: a command prefix given by the caller)."""
         return {self.command_key: self.command(event, argv)}
 
+    def group(self, event: str, entry: dict[str, Any]) -> dict[str, Any]:
+        """What install appends to ``event``'s list: our handler in a group of its own (or the
+        handler itself when the host does not group)."""
+        return {"hooks": [entry]} if self.grouped else entry
+
     def prepare(self, data: dict[str, Any]) -> None:
         """Top-level fields the file needs besides ``hooks`` (Cursor's ``version``)."""
 
@@ -99,6 +104,10 @@ class HooksFile:
 
     def is_ours(self, entry: Any) -> bool:
         return isinstance(entry, dict) and runs_us(entry.get(self.command_key), self.host)
+
+    def table(self, data: dict[str, Any]) -> Any:
+        """Where the events are in ``data`` (not checked: :meth:`_hooks` checks)."""
+        return data.get(self.key) if self.key is not None else data
 
     def _hooks(self, data: dict[str, Any], path: Path) -> dict[str, Any]:
         if self.key is None:
@@ -136,23 +145,26 @@ class HooksFile:
                 del hooks[event]
         if self.key is not None and self.key in new and not hooks:
             del new[self.key]
+            # what install added around the hooks (Cursor's "version") describes only them
             skeleton: dict[str, Any] = {}
             self.prepare(skeleton)
-            if all(new.get(k) == v for k, v in skeleton.items()) and set(new) <= set(skeleton):
-                return {}  # nothing but what install added around our hooks
+            for k, v in skeleton.items():
+                if new.get(k) == v:
+                    del new[k]
         return new
 
     def with_us(self, data: dict[str, Any], path: Path, argv: list[str] | None) -> dict[str, Any]:
         new = self.without_us(data, path)
         self.prepare(new)
-        hooks = new.setdefault(self.key, {}) if self.key is not None else new
+        if self.key is not None:
+            new.setdefault(self.key, {})
+        hooks = self._hooks(new, path)
         for event in self.events:
             entries = hooks.setdefault(event, [])
             if not isinstance(entries, list):
                 where = f"{self.key}.{event}" if self.key is not None else event
                 raise InstallError(f"{path}: {where} must be a list; nothing was changed")
-            entry = self.handler(event, argv)
-            entries.append({"hooks": [entry]} if self.grouped else entry)
+            entries.append(self.group(event, self.handler(event, argv)))
         return new
 
     def plan_install(self, scope: str, project_dir: PathLike | None = None, argv: list[str] | None = None) -> ConfigEdit:
@@ -185,7 +197,7 @@ class HooksFile:
     def ours(self, data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         """event -> our handlers in ``data``."""
         found: dict[str, list[dict[str, Any]]] = {}
-        hooks = data.get(self.key) if self.key is not None else data
+        hooks = self.table(data)
         for event, items in (hooks.items() if isinstance(hooks, dict) else []):
             for item in items if isinstance(items, list) else []:
                 found.setdefault(event, []).extend(h for h in self._handlers(item) if self.is_ours(h))

@@ -26,7 +26,7 @@ from ..hostkit.jsonconfig import (
     shell_command,
     transport_note,
 )
-from ..vibe.install import read_toml, render
+from ..hostkit.tomlconfig import hook_entries, read_hooks_toml, render_hooks
 from .adapter import EVENTS
 
 #: events whose command fails closed (the fast client exits 2 on its own failures there)
@@ -64,20 +64,15 @@ def is_ours(item: Any) -> bool:
     return isinstance(item, Mapping) and runs_us(item.get("command"), HOST)
 
 
-def _entries(doc: Any) -> list[Any]:
-    hooks = doc.get("hooks")
-    return list(hooks) if isinstance(hooks, list) else []
-
-
 def plan_install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None,
                  argv: list[str] | None = None) -> ConfigEdit:
     path = config_path(scope)
-    doc, old = read_toml(path)
-    entries = _entries(doc)
+    doc, old = read_hooks_toml(path)
+    entries = hook_entries(doc)
     keep = [h for h in entries if not is_ours(h)]
     wanted = [entry(e, argv) for e in EVENTS]
     unchanged = old is not None and [dict(h) for h in entries if is_ours(h)] == wanted
-    plan = ConfigEdit([FileChange(path, old, None if unchanged else render(doc, keep, wanted))])
+    plan = ConfigEdit([FileChange(path, old, None if unchanged else render_hooks(doc, keep, wanted, old))])
     if argv is None:
         plan.notes.append(transport_note(TITLE))
     plan.notes.append("Kimi CLI fails open when a hook cannot start or times out: keep this environment in place "
@@ -87,12 +82,12 @@ def plan_install(scope: str = "user", project_dir: str | os.PathLike[str] | None
 
 def plan_uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = None) -> ConfigEdit:
     path = config_path(scope)
-    doc, old = read_toml(path)
-    entries = _entries(doc)
+    doc, old = read_hooks_toml(path)
+    entries = hook_entries(doc)
     keep = [h for h in entries if not is_ours(h)]
     if old is None or len(keep) == len(entries):
         return ConfigEdit([FileChange(path, old, None)], removal=True)
-    return ConfigEdit([FileChange(path, old, render(doc, keep, []))], removal=True)
+    return ConfigEdit([FileChange(path, old, render_hooks(doc, keep, [], old))], removal=True)
 
 
 OPTIONS: dict[str, dict[str, Any]] = {}
@@ -114,19 +109,19 @@ def uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = 
 
 def wired(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     try:
-        doc, _ = read_toml(config_path())
+        doc, _ = read_hooks_toml(config_path())
     except InstallError:
         return []
-    return ["user"] if any(is_ours(h) for h in _entries(doc)) else []
+    return ["user"] if any(is_ours(h) for h in hook_entries(doc)) else []
 
 
 def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     path = config_path()
     try:
-        doc, _ = read_toml(path)
+        doc, _ = read_hooks_toml(path)
     except InstallError as exc:
         return [f"problem: {exc}"]
-    ours = [h for h in _entries(doc) if is_ours(h)]
+    ours = [h for h in hook_entries(doc) if is_ours(h)]
     if not ours:
         return [f"warning: {TITLE} is not wired to agent-hooks; run `agenthooks install kimi`"]
     where = f"{TITLE} hooks ({path})"

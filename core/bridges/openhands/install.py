@@ -9,7 +9,6 @@ OpenHands cannot read (it then runs no hooks).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Mapping
@@ -17,18 +16,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ...settings import home_dir
+from ..hostkit.installer import HooksFile
 from ..hostkit.jsonconfig import (
-    ConfigEdit,
-    FileChange,
     InstallError,
     broken_wiring,
-    dump_json,
-    event_argv,
     read_json,
     run_plan,
-    runs_us,
-    shell_command,
-    transport_note,
 )
 from .adapter import EVENTS
 
@@ -42,95 +35,66 @@ SCOPES = ("user", "project")
 TIMEOUT = 60
 
 
-def hooks_path(scope: str, project_dir: str | os.PathLike[str] | None = None,
-               environ: Mapping[str, str] | None = None) -> Path:
-    if scope == "user":
-        return Path(os.path.abspath(home_dir(environ))) / ".openhands" / "hooks.json"
-    if scope == "project":
-        return Path(os.path.abspath(project_dir or os.getcwd())) / ".openhands" / "hooks.json"
-    raise InstallError(f"unknown scope {scope!r}: use user or project")
+class OpenHandsHooks(HooksFile):
+    """hooks.json through the shared :class:`~..hostkit.installer.HooksFile`: events at the top
+    level, or in the ``{"hooks": …}`` wrapper a file already has; our group matches every tool."""
+
+    host = HOST
+    title = TITLE
+    SCOPES = SCOPES
+    events = EVENTS
+    gating = GATING
+    key = None
+
+    def path(self, scope: str, project_dir: str | os.PathLike[str] | None = None,
+             environ: Mapping[str, str] | None = None) -> Path:
+        if scope == "user":
+            return Path(os.path.abspath(home_dir(environ))) / ".openhands" / "hooks.json"
+        if scope == "project":
+            return Path(os.path.abspath(project_dir or os.getcwd())) / ".openhands" / "hooks.json"
+        raise InstallError(f"unknown scope {scope!r}: use user or project")
+
+    def handler(self, event: str, argv: list[str] | None = None) -> dict[str, Any]:
+        return {"type": "command", "command": self.command(event, argv), "timeout": TIMEOUT}
+
+    def group(self, event: str, entry: dict[str, Any]) -> dict[str, Any]:
+        return {"matcher": "*", "hooks": [entry]}
+
+    def install_notes(self, scope: str, path: Path) -> list[str]:
+        return ["OpenHands reads only one hooks.json: a project's .openhands/hooks.json replaces the user's "
+                "(`agenthooks doctor` checks the project you run it in)"]
+
+    def table(self, data: dict[str, Any]) -> Any:
+        return data.get("hooks", {}) if set(data) == {"hooks"} else data
+
+    def _hooks(self, data: dict[str, Any], path: Path) -> dict[str, Any]:
+        """The event map (inside the wrapper when the file has one)."""
+        events = self.table(data)
+        if not isinstance(events, dict) or not all(isinstance(v, list) for v in events.values()):
+            raise InstallError(f"{path}: events must map to lists of matcher groups; nothing was changed")
+        unknown = sorted(k for k in events if k not in EVENTS and k.lower() not in {e.lower() for e in EVENTS}
+                         and not k.islower())
+        if unknown:  # OpenHands refuses the whole file for one unknown event name
+            raise InstallError(f"{path}: unknown event {', '.join(unknown)} (OpenHands then runs no hooks at all); "
+                               "fix it, nothing was changed")
+        return events
+
+    def without_us(self, data: dict[str, Any], path: Path) -> dict[str, Any]:
+        new = super().without_us(data, path)
+        return {} if set(new) == {"hooks"} and not new["hooks"] else new
 
 
-def config_targets(project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
-    """Every file ``install`` may write (user scope, and the project scope of ``project_dir``)."""
-    return [hooks_path("user", environ=environ), hooks_path("project", project_dir)]
-
-
-def handler(event: str, argv: list[str] | None = None) -> dict[str, Any]:
-    return {"type": "command", "command": shell_command(event_argv(HOST, event, event in GATING, argv)),
-            "timeout": TIMEOUT}
-
-
-def is_ours(entry: Any) -> bool:
-    return isinstance(entry, dict) and runs_us(entry.get("command"), HOST)
-
-
-def _events(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    """The event map (inside the wrapper when the file has one)."""
-    events = data.get("hooks", {}) if set(data) == {"hooks"} else data
-    if not isinstance(events, dict) or not all(isinstance(v, list) for v in events.values()):
-        raise InstallError(f"{path}: events must map to lists of matcher groups; nothing was changed")
-    unknown = sorted(k for k in events if k not in EVENTS and k.lower() not in {e.lower() for e in EVENTS}
-                     and not k.islower())
-    if unknown:  # OpenHands refuses the whole file for one unknown event name
-        raise InstallError(f"{path}: unknown event {', '.join(unknown)} (OpenHands then runs no hooks at all); "
-                           "fix it, nothing was changed")
-    return events
+INSTALLER = OpenHandsHooks()
+hooks_path = INSTALLER.path
+config_targets = INSTALLER.config_targets
+plan_install = INSTALLER.plan_install
+plan_uninstall = INSTALLER.plan_uninstall
+wired = INSTALLER.wired
 
 
 def our_groups(data: dict[str, Any], path: Path) -> dict[str, list[dict[str, Any]]]:
-    return {event: [h for g in groups if isinstance(g, dict) for h in g.get("hooks", []) if is_ours(h)]
-            for event, groups in _events(data, path).items()}
-
-
-def without_us(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    new: dict[str, Any] = json.loads(json.dumps(data))
-    events = _events(new, path)
-    for event in list(events):
-        groups = []
-        for group in events[event]:
-            inner = group.get("hooks") if isinstance(group, dict) else None
-            if isinstance(inner, list) and any(is_ours(h) for h in inner):
-                group = {**group, "hooks": [h for h in inner if not is_ours(h)]}
-                if not group["hooks"]:
-                    continue
-            groups.append(group)
-        if groups:
-            events[event] = groups
-        else:
-            del events[event]
-    if set(new) == {"hooks"} and not new["hooks"]:
-        return {}
-    return new
-
-
-def with_us(data: dict[str, Any], path: Path, argv: list[str] | None) -> dict[str, Any]:
-    new = without_us(data, path)
-    events = _events(new, path)
-    for event in EVENTS:
-        events.setdefault(event, []).append({"matcher": "*", "hooks": [handler(event, argv)]})
-    return new
-
-
-def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
-                 argv: list[str] | None = None) -> ConfigEdit:
-    path = hooks_path(scope, project_dir)
-    data, old = read_json(path)
-    new = with_us(data, path, argv)
-    plan = ConfigEdit([FileChange(path, old, None if (old is not None and new == data) else dump_json(new, old))])
-    if argv is None:
-        plan.notes.append(transport_note(TITLE))
-    plan.notes.append("OpenHands reads only one hooks.json: a project's .openhands/hooks.json replaces the user's "
-                      "(`agenthooks doctor` checks the project you run it in)")
-    return plan
-
-
-def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> ConfigEdit:
-    path = hooks_path(scope, project_dir)
-    data, old = read_json(path)
-    new = without_us(data, path)
-    return ConfigEdit([FileChange(path, old, None if (old is None or new == data) else dump_json(new, old))],
-                      removal=True)
+    INSTALLER._hooks(data, path)  # a file OpenHands cannot read is a problem line, not "not wired"
+    return INSTALLER.ours(data)
 
 
 OPTIONS: dict[str, dict[str, Any]] = {}
@@ -148,19 +112,6 @@ def uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = 
 
 
 # -- doctor --------------------------------------------------------------------------------
-
-
-def wired(cwd: str | os.PathLike[str] | None = None) -> list[str]:
-    found = []
-    for scope in SCOPES:
-        path = hooks_path(scope, cwd)
-        try:
-            data, _ = read_json(path)
-            if any(our_groups(data, path).values()):
-                found.append(scope)
-        except InstallError:
-            continue
-    return found
 
 
 def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:

@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..base import BridgeInputError, HostAdapter, HostAnswer
+from ..hostkit.adapter import load_problem
 from ..hostkit.shape import ToolShape, needs, tool_call
 
 if TYPE_CHECKING:
@@ -185,11 +186,9 @@ class PiAdapter(HostAdapter):
             payload = {}
         if not isinstance(payload, dict):
             raise BridgeInputError(f"{self.name} {name}: payload must be an object, not {type(payload).__name__}")
-        broken = list(getattr(rt, "load_errors", ()))
-        if broken and name in GATING_EVENTS:
-            culprits = ", ".join(dict.fromkeys(e.plugin for e in broken))
-            return self.failure(name, f"a plugin failed to load: {'; '.join(str(e) for e in broken)}. Fix it, "
-                                      f"or disable it (`agenthooks plugins disable {culprits}`)")
+        problem = load_problem(rt) if name in GATING_EVENTS else None
+        if problem is not None:
+            return self.failure(name, problem)
         if name == "session_stop" and "session_stop" in OWN_EVENTS.get(self.name, {}):
             return self._session_stop(rt, payload)
         if name not in self._names():

@@ -11,39 +11,34 @@ omp    ``$PI_CODING_AGENT_DIR`` or ``~/.omp/agent`` + ``extensions/`` ``<project
 ====== ========================================================= ==================================
 
 The file is ours when it carries the ``@agent-hooks-config`` marker: a different file of the
-same name is never overwritten or removed. Writes are atomic (``fileio.atomic_write``);
-installing twice changes nothing.
+same name is never overwritten or removed. Planned, written and removed by the shared
+:class:`~agent_hooks_core.bridges.hostkit.extension.ExtensionFile`; installing twice changes nothing.
 """
 
 from __future__ import annotations
 
-import difflib
-import json
 import os
 import shutil
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ...settings import home_dir
+from ..hostkit.extension import MARKER, ExtensionFile, bake, shipped
+from ..hostkit.extension import baked as baked_config
+from ..hostkit.jsonconfig import InstallError
 
 FILENAME = "agent-hooks.ts"
-MARKER = "// @agent-hooks-config"
-_BAKED_PREFIX = "const BAKED: { python?: string; host?: string; args?: string[] } = "
 
 SCOPES = ("user", "project")
 
-
-class InstallError(Exception):
-    """Something the user must fix; ``str()`` is one line (the CLI exits 2 with it)."""
+__all__ = ["MARKER", "OMP", "PI", "HostInstaller", "InstallError", "baked_config", "packaged_extension", "render"]
 
 
 def packaged_extension() -> str:
     """The extension as shipped (``BAKED`` empty)."""
-    from importlib.resources import files
-
-    return files(__package__).joinpath("extension.ts").read_text(encoding="utf-8")
+    return shipped(__package__ or __name__.rpartition(".")[0], "extension.ts")
 
 
 def interpreter() -> str:
@@ -53,37 +48,19 @@ def interpreter() -> str:
 
 def render(host: str, python: str | None = None) -> str:
     """The extension with ``python`` and ``host`` baked in."""
-    baked = json.dumps({"python": python or interpreter(), "host": host})
-    lines = packaged_extension().splitlines(keepends=True)
-    for i, line in enumerate(lines):
-        if line.startswith(_BAKED_PREFIX) and MARKER in line:
-            lines[i] = f"{_BAKED_PREFIX}{baked}; {MARKER}\n"
-            return "".join(lines)
-    raise InstallError("the packaged extension has no BAKED line (a broken agent-hooks-core install?)")
+    return bake(packaged_extension(), {"python": python or interpreter(), "host": host})
 
 
-def baked_config(text: str) -> dict[str, Any] | None:
-    """What an installed extension has baked in, or None if the file is not ours."""
-    for line in text.splitlines():
-        if line.startswith(_BAKED_PREFIX) and MARKER in line:
-            raw = line[len(_BAKED_PREFIX):line.rindex(MARKER)].strip().rstrip(";")
-            try:
-                value = json.loads(raw)
-            except ValueError:
-                return {}
-            return value if isinstance(value, dict) else {}
-    return None
-
-
-class HostInstaller:
+class HostInstaller(ExtensionFile):
     """install / uninstall / status for one of pi and omp."""
 
     SCOPES = SCOPES
-    InstallError = InstallError
+    FILENAME = FILENAME
+    refuse_foreign_uninstall = True
 
     def __init__(self, host: str, label: str, home_dir: str, project_dir: str, binary: str) -> None:
         self.host = host
-        self.label = label
+        self.label = self.title = label
         self._home_dir = home_dir  # under ~, when PI_CODING_AGENT_DIR is not set
         self._project_dir = project_dir
         self.binary = binary
@@ -100,89 +77,33 @@ class HostInstaller:
         env = (os.environ if environ is None else environ).get("PI_CODING_AGENT_DIR")
         return Path(env).expanduser() if env else home_dir(environ) / self._home_dir
 
-    def config_targets(self, project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
-        """Every file ``install`` may write (user scope, and the project scope of ``project_dir``)."""
-        return [self.agent_dir(environ) / "extensions" / FILENAME, self.extension_path("project", project_dir)]
-
-    def extension_path(self, scope: str, project_dir: str | os.PathLike[str] | None = None) -> Path:
+    def path(self, scope: str, project_dir: str | os.PathLike[str] | None = None,
+             environ: Mapping[str, str] | None = None) -> Path:
         if scope == "user":
-            return self.agent_dir() / "extensions" / FILENAME
+            return self.agent_dir(environ) / "extensions" / FILENAME
         if scope == "project":
             base = Path(project_dir) if project_dir is not None else Path.cwd()
             return base / self._project_dir / "extensions" / FILENAME
         raise InstallError(f"unknown scope {scope!r}: use {' or '.join(SCOPES)}")
 
-    def _read(self, path: Path) -> str | None:
-        try:
-            return path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InstallError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    extension_path = path
 
-    def install(self, scope: str = "user", project_dir: str | os.PathLike[str] | None = None,
-                dry_run: bool = False, out: TextIO | None = None, **options: Any) -> int:
-        out = out or sys.stdout
-        path = self.extension_path(scope, project_dir)
-        old = self._read(path)
-        if old is not None and baked_config(old) is None:
-            raise InstallError(f"{path} exists and is not agent-hooks' extension; move it away first")
-        new = render(self.host)
-        if old == new:
-            out.write(f"{self.label} ({scope}) is already wired to agent-hooks: {path}\n")
-            return 0
-        if dry_run:
-            out.write(_diff(path, old, new))
-            return 0
-        _write(path, new)
-        out.write(f"Wired agent-hooks into {self.label} ({scope}): {path}\n")
-        out.write(f"  server: {interpreter()} -I -m agent_hooks_core serve --stdio\n")
+    def render(self, **options: Any) -> str:
+        return render(self.host, options.get("python"))
+
+    def install_notes(self, scope: str, path: Path) -> list[str]:
+        notes = [f"server: {interpreter()} -I -m agent_hooks_core serve --stdio"]
         if scope == "project":
-            out.write(f"  note: the file names this machine's interpreter; keep {self._project_dir}/extensions/"
-                      f"{FILENAME} out of version control.\n")
-        return 0
-
-    def uninstall(self, scope: str = "user", project_dir: str | os.PathLike[str] | None = None,
-                  dry_run: bool = False, out: TextIO | None = None) -> int:
-        out = out or sys.stdout
-        path = self.extension_path(scope, project_dir)
-        old = self._read(path)
-        if old is None:
-            out.write(f"{self.label} ({scope}) is not wired to agent-hooks: {path}\n")
-            return 0
-        if baked_config(old) is None:
-            raise InstallError(f"{path} is not agent-hooks' extension; left alone")
-        if dry_run:
-            out.write(f"would remove {path}\n")
-            return 0
-        try:
-            path.unlink()
-        except OSError as exc:
-            raise InstallError(f"cannot remove {path}: {exc.strerror or exc}") from None
-        out.write(f"Removed agent-hooks from {self.label} ({scope}): {path}\n")
-        return 0
-
-    def wired(self, cwd: str | os.PathLike[str] | None = None) -> list[str]:
-        """Scopes holding our extension (``agenthooks hosts``)."""
-        found = []
-        for scope in SCOPES:
-            try:
-                text = self._read(self.extension_path(scope, cwd))
-            except InstallError:
-                continue
-            if text is not None and baked_config(text) is not None:
-                found.append(scope)
-        return found
+            notes.append(f"note: the file names this machine's interpreter; keep {self._project_dir}/extensions/"
+                         f"{FILENAME} out of version control.")
+        return notes
 
     def status(self, cwd: str | os.PathLike[str] | None = None) -> list[str]:
         """Doctor lines: is the extension there, ours, current, and is its interpreter reachable?"""
         lines: list[str] = []
-        for scope in SCOPES:
-            path = self.extension_path(scope, cwd)
-            try:
-                text = self._read(path)
-            except InstallError as exc:
-                lines.append(f"problem: {exc}")
+        for scope, path, text, unreadable in self.files(cwd):
+            if unreadable is not None:
+                lines.append(f"problem: {unreadable}")
                 continue
             if text is None:
                 continue
@@ -212,21 +133,6 @@ class HostInstaller:
 def _same_env(a: str, b: str) -> bool:
     """Two interpreters of one environment (``bin/python`` and ``bin/python3``)."""
     return os.path.dirname(os.path.abspath(a)) == os.path.dirname(os.path.abspath(b))
-
-
-def _diff(path: Path, old: str | None, new: str) -> str:
-    fromfile = str(path) if old is not None else "/dev/null"
-    return "".join(difflib.unified_diff((old or "").splitlines(keepends=True), new.splitlines(keepends=True),
-                                        fromfile, str(path)))
-
-
-def _write(path: Path, text: str) -> None:
-    from ...fileio import atomic_write
-
-    try:
-        atomic_write(path, text)
-    except OSError as exc:
-        raise InstallError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 PI = HostInstaller("pi", "pi", ".pi/agent", ".pi", "pi")

@@ -27,6 +27,7 @@ from ..hostkit.jsonconfig import (
     shell_command,
     transport_note,
 )
+from ..hostkit.tomlconfig import hook_entries, read_hooks_toml, render_hooks
 from .adapter import EVENTS
 
 #: events whose command fails closed (the fast client exits 2 on its own failures there)
@@ -81,70 +82,19 @@ def is_ours(item: Any) -> bool:
     return isinstance(item, Mapping) and runs_us(item.get("command"), HOST)
 
 
-def read_toml(path: Path) -> tuple[Any, str | None]:
-    """(the tomlkit document in ``path``, its text or None when the file does not exist)."""
-    import tomlkit
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return tomlkit.document(), None
-    except OSError as exc:
-        raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        doc = tomlkit.parse(text)
-    except Exception as exc:
-        raise InstallError(f"{path} is not valid TOML ({exc}); fix or move it, nothing was changed") from None
-    hooks = doc.get("hooks")
-    if hooks is not None and not (isinstance(hooks, list) and all(isinstance(h, Mapping) for h in hooks)):
-        raise InstallError(f"{path}: \"hooks\" must be an array of tables ([[hooks]]); nothing was changed")
-    return doc, text
-
-
-def _entries(doc: Any) -> list[Any]:
-    hooks = doc.get("hooks")
-    return list(hooks) if isinstance(hooks, list) else []
-
-
-def render(doc: Any, keep: list[Any], add: list[dict[str, Any]]) -> str:
-    """``doc`` with ``hooks`` = ``keep`` (entries already in it) + ``add``, edited in place so the
-    user's entries, comments and other keys keep their text."""
-    import tomlkit
-
-    hooks = doc.get("hooks")
-    if isinstance(hooks, list):
-        for i in reversed(range(len(hooks))):
-            if not any(hooks[i] is k for k in keep):
-                del hooks[i]
-    if add:
-        if not isinstance(hooks, list):
-            hooks = tomlkit.aot()
-            doc["hooks"] = hooks
-        for item in add:
-            table = tomlkit.table()
-            for key, value in item.items():
-                table[key] = value
-            hooks.append(table)
-    if "hooks" in doc and not doc["hooks"]:
-        del doc["hooks"]
-    text = tomlkit.dumps(doc)
-    tomlkit.parse(text)  # what we write must parse
-    return text
-
-
 def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
                  argv: list[str] | None = None) -> ConfigEdit:
     path = hooks_path(scope, project_dir)
-    doc, old = read_toml(path)
-    keep = [h for h in _entries(doc) if not is_ours(h)]
+    doc, old = read_hooks_toml(path)
+    keep = [h for h in hook_entries(doc) if not is_ours(h)]
     taken = sorted({str(h.get("name")) for h in keep} & NAMES)
     if taken:
         raise InstallError(f"{path}: a hook of yours is named {', '.join(taken)}, the name agent-hooks uses; "
                            "rename it, nothing was changed")
-    ours = [dict(h) for h in _entries(doc) if is_ours(h)]
+    ours = [dict(h) for h in hook_entries(doc) if is_ours(h)]
     wanted = [entry(e, argv) for e in EVENTS]
     unchanged = old is not None and [{k: v for k, v in h.items()} for h in ours] == wanted
-    new = None if unchanged else render(doc, keep, wanted)
+    new = None if unchanged else render_hooks(doc, keep, wanted)
     plan = ConfigEdit([FileChange(path, old, new)])
     if argv is None:
         plan.notes.append(transport_note(TITLE))
@@ -158,12 +108,12 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
 
 def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> ConfigEdit:
     path = hooks_path(scope, project_dir)
-    doc, old = read_toml(path)
-    entries = _entries(doc)
+    doc, old = read_hooks_toml(path)
+    entries = hook_entries(doc)
     keep = [h for h in entries if not is_ours(h)]
     if old is None or len(keep) == len(entries):
         return ConfigEdit([FileChange(path, old, None)], removal=True)
-    return ConfigEdit([FileChange(path, old, render(doc, keep, []))], removal=True)
+    return ConfigEdit([FileChange(path, old, render_hooks(doc, keep, [], old))], removal=True)
 
 
 OPTIONS: dict[str, dict[str, Any]] = {}
@@ -214,10 +164,10 @@ def wired(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     found = []
     for scope in SCOPES:
         try:
-            doc, _ = read_toml(hooks_path(scope, cwd))
+            doc, _ = read_hooks_toml(hooks_path(scope, cwd))
         except InstallError:
             continue
-        if any(is_ours(h) for h in _entries(doc)):
+        if any(is_ours(h) for h in hook_entries(doc)):
             found.append(scope)
     return found
 
@@ -246,11 +196,11 @@ def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     for scope in SCOPES:
         path = hooks_path(scope, cwd)
         try:
-            doc, _ = read_toml(path)
+            doc, _ = read_hooks_toml(path)
         except InstallError as exc:
             lines.append(f"problem: {exc}")
             continue
-        entries = _entries(doc)
+        entries = hook_entries(doc)
         ours = [h for h in entries if is_ours(h)]
         if scope == "project" and project_trust is True:
             # Vibe loads the project file first and keeps the first hook of a name

@@ -7,8 +7,10 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from .server import LocalServer
 
 EXHAUSTED = "(the fake model's script is exhausted)"
 
@@ -44,7 +46,7 @@ def call_id() -> str:
     return f"call_{next(_ids)}"
 
 
-class FakeModel:
+class FakeModel(LocalServer):
     """A ThreadingHTTPServer on 127.0.0.1 (a free port) that plays ``turns`` in order."""
 
     def __init__(self, turns: list[Turn], *, protocol: str = "openai_chat", model: str = "fake-model") -> None:
@@ -57,14 +59,8 @@ class FakeModel:
         self.errors: list[str] = []
         self._lock = threading.Lock()
         handler: type[BaseHTTPRequestHandler] = importlib.import_module(f"{__package__}.{protocol}").Handler
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.server.daemon_threads = True
-        self.server.fake = self  # type: ignore[attr-defined]
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def port(self) -> int:
-        return int(self.server.server_address[1])
+        super().__init__(handler)
+        self.httpd.fake = self  # type: ignore[attr-defined]
 
     @property
     def base_url(self) -> str:
@@ -93,14 +89,6 @@ class FakeModel:
                     content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
                 out.append(str(content))
         return out
-
-    def __enter__(self) -> FakeModel:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def read_json(handler: BaseHTTPRequestHandler) -> dict[str, Any]:

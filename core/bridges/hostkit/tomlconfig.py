@@ -1,0 +1,82 @@
+"""Reading and writing the TOML files of hosts configured in TOML (Codex's hook trust in
+``config.toml``, Mistral Vibe's ``hooks.toml``, Kimi CLI's ``config.toml``), edited with tomlkit so
+the user's comments, order and other keys keep their text. The edit itself is a
+:class:`~.jsonconfig.FileChange` like every other host's (same dry-run diff, backup and apply)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .jsonconfig import InstallError
+
+
+def read_toml(path: Path) -> tuple[Any, str | None]:
+    """(the tomlkit document in ``path``, its text or None when the file does not exist)."""
+    import tomlkit
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return tomlkit.document(), None
+    except OSError as exc:
+        raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        return tomlkit.parse(text), text
+    except Exception as exc:  # tomlkit raises several unrelated types for bad input
+        raise InstallError(f"{path} is not valid TOML ({exc}); fix or move it, nothing was changed") from None
+
+
+def dump_toml(doc: Any, like: str | None = None) -> str:
+    """The text of ``doc``, checked to parse (what we write must be readable again), ending in the
+    white space ``like`` (the text it replaces) ends in: removing the tables we appended leaves
+    no blank line behind."""
+    import tomlkit
+
+    text = tomlkit.dumps(doc)
+    tomlkit.parse(text)
+    if like is not None and text.strip():
+        text = text.rstrip() + like[len(like.rstrip()):]
+    return text
+
+
+# -- a [[hooks]] array of tables (Vibe, Kimi) ------------------------------------------------
+
+
+def read_hooks_toml(path: Path) -> tuple[Any, str | None]:
+    """:func:`read_toml`, refusing a file whose ``hooks`` is not an array of tables."""
+    doc, text = read_toml(path)
+    hooks = doc.get("hooks")
+    if hooks is not None and not (isinstance(hooks, list) and all(isinstance(h, Mapping) for h in hooks)):
+        raise InstallError(f"{path}: \"hooks\" must be an array of tables ([[hooks]]); nothing was changed")
+    return doc, text
+
+
+def hook_entries(doc: Any) -> list[Any]:
+    hooks = doc.get("hooks")
+    return list(hooks) if isinstance(hooks, list) else []
+
+
+def render_hooks(doc: Any, keep: list[Any], add: list[dict[str, Any]], like: str | None = None) -> str:
+    """``doc`` with ``hooks`` = ``keep`` (entries already in it) + ``add``, edited in place so the
+    user's entries, comments and other keys keep their text."""
+    import tomlkit
+
+    hooks = doc.get("hooks")
+    if isinstance(hooks, list):
+        for i in reversed(range(len(hooks))):
+            if not any(hooks[i] is k for k in keep):
+                del hooks[i]
+    if add:
+        if not isinstance(hooks, list):
+            hooks = tomlkit.aot()
+            doc["hooks"] = hooks
+        for item in add:
+            table = tomlkit.table()
+            for key, value in item.items():
+                table[key] = value
+            hooks.append(table)
+    if "hooks" in doc and not doc["hooks"]:
+        del doc["hooks"]
+    return dump_toml(doc, like)
