@@ -487,7 +487,7 @@ class Server:
                               sorted(entry.missing))
 
     def _notices(self) -> None:
-        from .notices import due
+        from ..notices import due
 
         if self.rt is not None:
             for line in due(self.rt):

@@ -52,7 +52,7 @@ def command_for(host: str, args: Sequence[str] = (), *, gating: bool = False, au
     decides whether an action runs, so any failure of the client itself exits 2 with the reason on
     stderr (a block in every host); ``autostart``: a down server is started for the next event.
     """
-    from ..serve import paths
+    from .. import runpaths as paths
 
     sock = str(socket) if socket is not None else str(paths.socket_path())
     flags = isolation_flags()
@@ -67,7 +67,7 @@ def command_for(host: str, args: Sequence[str] = (), *, gating: bool = False, au
 def ensure_server_command(timeout: float, socket: str | os.PathLike[str] | None = None) -> list[str]:
     """The fast client command that starts the warm server unless it answers (SessionStart of the
     http transport): a status round trip when it runs, the full ``serve start`` only when not."""
-    from ..serve import paths
+    from .. import runpaths as paths
 
     sock = str(socket) if socket is not None else str(paths.socket_path())
     return [python(), "-S", "-I", str(FASTCLIENT), "--socket", sock, "--isolation", ",".join(isolation_flags()),

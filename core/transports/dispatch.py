@@ -89,7 +89,7 @@ def answer(adapter: HostAdapter, event: dict[str, Any], name: str | None,
     except BaseException as exc:
         return adapter.failure(name, f"internal error: {describe(exc)}")
     try:
-        from ..serve.notices import attach
+        from ..notices import attach
 
         result = attach(rt, result)  # what this project's untrusted parts left out, once per session
     except Exception:  # a notice that cannot be shown never costs the answer
