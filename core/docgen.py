@@ -42,7 +42,7 @@ def default_target() -> Path:
 
 def _type_name(annotation: Any) -> str:
     """A readable annotation: ``str | null``, ``object``, ``list[object]``, ``"call_agent" | "call_user"``."""
-    if annotation is Any:
+    if annotation is Any or annotation is object:  # object: a JSON value of any kind
         return "any"
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
