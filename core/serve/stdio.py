@@ -398,7 +398,6 @@ RuntimeFactory = Callable[..., "Runtime"]
 
 def default_runtime_factory(*, cwd: str, hooks: list[str], settings: str | None, **options: object) -> Runtime:
     from ..runtime import Runtime
-    from .pool import Entry
 
     if hooks:
         options["hook_paths"] = list(hooks)

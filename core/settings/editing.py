@@ -5,14 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 from ..fileio import SETTINGS_MAX, UnreadableFile, atomic_write, locked, read_bounded
 from .keys import SettingsError, normalize_name
-from .parsing import loads, parse_error
+from .parsing import describe_value, loads, parse_error
+
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
+
+T = TypeVar("T")
 
 
-def edit_file(path: Path, mutate: Callable[[Any], Any]) -> Any:
+def edit_file(path: Path, mutate: Callable[[TOMLDocument], T]) -> T:
     """Apply ``mutate(document)`` to the settings file at ``path`` and write it back atomically.
 
     The read-modify-write holds the file's edit lock (:func:`agent_hooks_core.fileio.locked`), so
@@ -54,28 +59,36 @@ def edit_file(path: Path, mutate: Callable[[Any], Any]) -> Any:
     return result
 
 
-def list_add(doc: Any, key: str, name: str) -> bool:
+def list_add(doc: TOMLDocument, key: str, name: str) -> bool:
     """Append ``name`` to the array ``key`` unless present (by normalized name); True if added."""
     import tomlkit
 
     if key not in doc:
         doc[key] = tomlkit.array()
-    arr = doc[key]
+    arr = _array(doc, key)
     if any(normalize_name(str(v)) == normalize_name(name) for v in arr):
         return False
     arr.append(name)
     return True
 
 
-def list_remove(doc: Any, key: str, names: Iterable[str]) -> list[str]:
+def list_remove(doc: TOMLDocument, key: str, names: Iterable[str]) -> list[str]:
     """Remove every entry of array ``key`` matching one of ``names``; returns the removed ones."""
     if key not in doc:
         return []
     wanted = {normalize_name(n) for n in names}
-    arr = doc[key]
+    arr = _array(doc, key)
     removed = []
     for i in reversed(range(len(arr))):
         if normalize_name(str(arr[i])) in wanted:
             removed.append(str(arr[i]))
             del arr[i]
     return removed[::-1]
+
+
+def _array(doc: TOMLDocument, key: str) -> list[object]:
+    """The array ``key`` of ``doc`` (tomlkit's arrays are lists); one line when it is something else."""
+    arr = doc[key]
+    if not isinstance(arr, list):
+        raise SettingsError(f"{key}: expected a list of plugin names, got {describe_value(arr)}; not edited")
+    return arr

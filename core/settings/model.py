@@ -4,15 +4,18 @@ enable/disable of a plugin (:meth:`Settings.toggle`: the edit and its notes, not
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .editing import list_add, list_remove
 from .keys import DEFAULT_HOOK_TIMEOUT, DEFAULT_STOP_GATE_LIMIT, OFF_UNTIL_ENABLED, normalize_name
 from .parsing import SettingsFile
 from .paths import ENV_NO_AUTOLOAD, ENV_PLUGINS
+
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
 
 
 @dataclass
@@ -246,11 +249,11 @@ class Settings:
         return Toggle(spelled, enable, target, (remove, tuple(names)), add, enabled, edited(), tuple(before),
                       tuple(after_lines))
 
-    def plugin_section(self, names: Iterable[str]) -> tuple[dict[str, Any] | None, list[str]]:
+    def plugin_section(self, names: Iterable[str]) -> tuple[dict[str, object] | None, list[str]]:
         """The merged ``[plugins.<name>]`` section and its files: project keys over user keys,
         and the organisation's keys over both."""
         keys = [normalize_name(n) for n in names if n]
-        merged: dict[str, Any] | None = None
+        merged: dict[str, object] | None = None
         origins: list[str] = []
         for f in [*self.files, *([self.organisation] if self.organisation is not None else [])]:
             sections = f.get("plugins") or {}
@@ -303,7 +306,7 @@ class Toggle:
     notes_before: tuple[str, ...] = ()
     notes_after: tuple[str, ...] = ()
 
-    def apply(self, doc: Any) -> bool:
+    def apply(self, doc: TOMLDocument) -> bool:
         """Make the edit in the parsed file ``doc``; True if it changed anything."""
         changed = bool(list_remove(doc, *self.remove))
         if self.add is not None:
@@ -320,11 +323,11 @@ class Toggle:
         return [*self.notes_before, *notes, head, *self.notes_after]
 
 
-def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+def _deep_merge(base: Mapping[str, object], over: Mapping[str, object]) -> dict[str, object]:
     out = dict(base)
     for key, value in over.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _deep_merge(out[key], value)
+        if isinstance(value, dict) and isinstance(prev := out.get(key), dict):
+            out[key] = _deep_merge(prev, value)
         else:
             out[key] = value
     return out

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from .. import orgpolicy
 from .keys import ORG_KEYS, SettingsError
@@ -12,7 +11,7 @@ from .parsing import SettingsFile, parse_text
 from .paths import cache_dir
 
 
-def organisation_file(spec: dict[str, Any], user_file: Path) -> tuple[SettingsFile | None, str | None]:
+def organisation_file(spec: dict[str, object], user_file: Path) -> tuple[SettingsFile | None, str | None]:
     """The organisation policy the user file names: (file, None), or (None, why it is not in effect)."""
     got = orgpolicy.get(spec, user_file, cache_dir() / "organisation")
     if isinstance(got, str):

@@ -29,7 +29,7 @@ class SettingsFile:
     source: str = ""
     """where an organisation policy comes from (its URL or path), for messages"""
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: object = None) -> Any:
         return self.data.get(key, default)
 
     def has(self, key: str) -> bool:
@@ -93,14 +93,14 @@ def parse_text(text: str, sf: SettingsFile) -> SettingsFile:
     except Exception as exc:  # tomllib.TOMLDecodeError / tomlkit.exceptions.ParseError
         raise parse_error(path, exc) from None
 
-    def bad(key: str, expected: str, value: Any = None, item: str = "") -> SettingsError:
+    def bad(key: str, expected: str, value: object = None, item: str = "") -> SettingsError:
         line = _key_line(text, key.split(".")[-1])
         where = f"{path}:{line}" if line else str(path)
         got = data_get(key) if value is None else value
-        return SettingsError(f"{where}: {key}{item}: expected {expected}, got {_describe_value(got)}")
+        return SettingsError(f"{where}: {key}{item}: expected {expected}, got {describe_value(got)}")
 
-    def data_get(dotted: str) -> Any:
-        node: Any = data
+    def data_get(dotted: str) -> object:
+        node: object = data
         for part in dotted.split("."):
             node = node.get(part) if isinstance(node, dict) else None
         return node
@@ -153,7 +153,7 @@ def _did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def _check_serve(value: Any, bad: Callable[..., SettingsError]) -> None:
+def _check_serve(value: object, bad: Callable[..., SettingsError]) -> None:
     if not isinstance(value, dict):
         raise bad("serve", "a table ([serve] section)")
     port = value.get("port")
@@ -161,7 +161,7 @@ def _check_serve(value: Any, bad: Callable[..., SettingsError]) -> None:
         raise bad("serve.port", "a TCP port number (1-65535)")
 
 
-def _check_organisation(value: Any, bad: Callable[..., SettingsError]) -> None:
+def _check_organisation(value: object, bad: Callable[..., SettingsError]) -> None:
     if not isinstance(value, dict):
         raise bad("organisation", "a table: {url = \"https://...\", sha256 = \"...\"} or {path = \"...\"}")
     if ("url" in value) == ("path" in value):
@@ -182,7 +182,7 @@ def _check_organisation(value: Any, bad: Callable[..., SettingsError]) -> None:
         raise bad("organisation.sha256", "64 hex digits", value["sha256"])
 
 
-def _type_name(value: Any) -> str:
+def _type_name(value: object) -> str:
     """A type as a user reads it (TOML's words, never Python's ``NoneType``)."""
     import datetime
 
@@ -190,11 +190,12 @@ def _type_name(value: Any) -> str:
         return "nothing"
     if isinstance(value, (datetime.date, datetime.time)):
         return "a date/time"
-    return {str: "a string", int: "an integer", float: "a number", bool: "a boolean", list: "a list",
-            dict: "a table"}.get(type(value), "a value of another kind")
+    kinds = ((bool, "a boolean"), (str, "a string"), (int, "an integer"), (float, "a number"), (list, "a list"),
+             (dict, "a table"))  # isinstance: tomlkit's values subclass these
+    return next((name for kind, name in kinds if isinstance(value, kind)), "a value of another kind")
 
 
-def _describe_value(value: Any) -> str:
+def describe_value(value: object) -> str:
     """``an integer (3)``: the kind of value and, when short, the value itself."""
     kind = _type_name(value)
     if isinstance(value, (bool, int, float, str)):
