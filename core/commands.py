@@ -83,7 +83,7 @@ def _declarations(rt: Runtime) -> list[tuple[str, Any]]:
     return out
 
 
-def _coerce(item: Any, plugin: str) -> AgentCommand | None:
+def _coerce(item: object, plugin: str) -> AgentCommand | None:
     name: Any
     description: Any
     run: Any
