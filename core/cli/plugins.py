@@ -71,7 +71,7 @@ _STYLE = {"loaded": "green", "disabled": "yellow", "failed": "red", "untrusted":
 def print_rows(data: list[dict[str, Any]]) -> None:
     from rich.text import Text
 
-    from .tables import Column
+    from .tables import Cell, Column
 
     out = common.console()
     if not data:
@@ -80,7 +80,7 @@ def print_rows(data: list[dict[str, Any]]) -> None:
         return
     columns = [Column("#", right=True), Column("name"), Column("status"), Column("distribution"),
                Column("version"), Column("source"), Column("hooks", text=True), Column("reason", text=True)]
-    table = []
+    table: list[list[Cell]] = []
     for r in data:
         status = str(r.get("status", ""))
         source = str(r.get("source", ""))

@@ -334,12 +334,12 @@ def print_report(console: Any, path: Path, session_id: str, result: Replay, diff
     from rich.text import Text
 
     from .common import print_table
-    from .tables import Column
+    from .tables import Cell, Column
 
     console.print(f"replay of {escape(str(path))}", soft_wrap=True)
     columns = [Column("line", right=True), Column("hook"), Column("decision"), Column("answered"),
                Column("event", text=True), Column("note", text=True), Column("detail", text=True)]
-    rows = []
+    rows: list[list[Cell]] = []
     for s in result.steps:
         changed = ", ".join(s.changed) if s.decision == "modified" else ""
         detail = "; ".join(x for x in (s.reason or "", changed, "; ".join(s.errors)) if x)
