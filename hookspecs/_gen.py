@@ -19,7 +19,7 @@ from . import models
 _SIMPLE = {str: "str", int: "int", float: "float", bool: "bool", dict: "dict", list: "list"}
 
 
-def type_code(annotation: Any, info: FieldInfo | None = None) -> str:
+def type_code(annotation: object, info: FieldInfo | None = None) -> str:
     """A short code for an annotation: ``str``, ``int``, ``dict``, ``list[str]``, ``list[dict]``,
     ``enum:a|b``, ``any``; ``>=N`` a lower bound; ``?`` = nullable."""
     nullable = False

@@ -95,14 +95,13 @@ def print_rows(data: list[dict[str, Any]]) -> None:
     common.print_table(columns, table, out)
 
 
-def _config_of(rt: Runtime, name: str) -> Any:
+def _config_of(rt: Runtime, name: str) -> object:
     try:
         config = rt.context(name).config
     except KeyError:
         return None
-    if hasattr(config, "model_dump"):
-        return config.model_dump(mode="json")
-    return config
+    dump = getattr(config, "model_dump", None)
+    return dump(mode="json") if callable(dump) else config
 
 
 # -- enable / disable ---------------------------------------------------------------------------
