@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .runtime import Runtime
@@ -27,7 +27,7 @@ class AgentCommand:
 
     name: str
     description: str
-    run: Callable[[str], Any]
+    run: Callable[[str], object]
     plugin: str = ""
 
 
@@ -66,11 +66,11 @@ def run_command(rt: Runtime, name: str, args: str) -> str | None:
     raise LookupError(f"no plugin declares the command {name!r}")
 
 
-def _declarations(rt: Runtime) -> list[tuple[str, Any]]:
+def _declarations(rt: Runtime) -> list[tuple[str, object]]:
     """(plugin, what its ``agent_commands`` returned or the HookError it raised), in the runtime's order."""
     from .errors import HookError
 
-    out: list[tuple[str, Any]] = []
+    out: list[tuple[str, object]] = []
     caller = rt.pm.hook.agent_commands
     for impl in sorted(caller.get_hookimpls(), key=rt._impl_key):
         plugin = impl.plugin_name
@@ -83,10 +83,10 @@ def _declarations(rt: Runtime) -> list[tuple[str, Any]]:
     return out
 
 
-def _coerce(item: Any, plugin: str) -> AgentCommand | None:
-    name: Any
-    description: Any
-    run: Any
+def _coerce(item: object, plugin: str) -> AgentCommand | None:
+    name: object
+    description: object
+    run: object
     if isinstance(item, AgentCommand):
         name, description, run = item.name, item.description, item.run
     elif isinstance(item, dict):

@@ -63,7 +63,7 @@ class NoUI:
     def get_editor_text(self) -> str:
         return ""
 
-    def custom(self, *args: Any, **kwargs: Any) -> None:
+    def custom(self, *args: object, **kwargs: object) -> None:
         return None
 
 
@@ -163,7 +163,7 @@ class HookContext:
         return self._rt.has_ui
 
     @property
-    def ui(self) -> Any:
+    def ui(self) -> UI:
         return self._rt.ui
 
     @property
@@ -174,11 +174,11 @@ class HookContext:
         """Run a command in the host's working directory (stdout, stderr, code, killed)."""
         return run_command(cmd, args, timeout=timeout, cwd=self._rt.cwd)
 
-    def send_message(self, text: str, **extra: Any) -> None:
+    def send_message(self, text: str, **extra: object) -> None:
         """Inject a message into the agent session (pi's ``pi.send``)."""
         self._rt._deliver("send_message", {"text": text, "plugin": self.plugin, **extra})
 
-    def append_entry(self, custom_type: str, data: Any = None) -> None:
+    def append_entry(self, custom_type: str, data: object = None) -> None:
         """Persist non-model state in the session (pi's ``appendEntry``)."""
         self._rt._deliver("append_entry", {"custom_type": custom_type, "data": data, "plugin": self.plugin})
 

@@ -7,15 +7,20 @@ runtime builds it without pydantic (the bridge path starts a fresh process per e
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .hookspecs.models import EventModel
 
 
 class HookEvent(dict[str, Any]):
-    """The payload of one hook call. ``hook`` names the canonical hook."""
+    """The payload of one hook call. ``hook`` names the canonical hook. Values are ``Any``: a
+    handler reads the fields it knows (``event.command``) with the types the hook's model gives them."""
 
     __slots__ = ("hook",)
 
-    def __init__(self, hook: str, data: dict[str, Any]) -> None:
+    def __init__(self, hook: str, data: Mapping[str, object]) -> None:
         super().__init__(data)
         self.hook = hook
 
@@ -33,23 +38,23 @@ class HookEvent(dict[str, Any]):
                 return None  # an optional field the host did not send reads as None, as on the model
             raise AttributeError(f"{self.hook} event has no field {name!r}") from None
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         if name == "hook":
             object.__setattr__(self, name, value)
         else:
             self[name] = value
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[object, ...]:
         # copy, deepcopy and pickle rebuild it with its hook (dict's default would lose the slot)
         return (HookEvent, (self.hook, dict(self)))
 
-    def model(self) -> Any:
+    def model(self) -> EventModel:
         """The payload as this hook's pydantic event model (imports pydantic on first use)."""
         from .hookspecs.models import EVENTS
 
         return EVENTS[self.hook].model_validate(dict(self))
 
-    def replace(self, **changes: Any) -> HookEvent:
+    def replace(self, **changes: object) -> HookEvent:
         new = HookEvent(self.hook, self)
         new.update(changes)
         return new

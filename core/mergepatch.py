@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
 
-
-def merge_patch(target: Any, patch: Any) -> Any:
+def merge_patch(target: object, patch: object) -> object:
     """Apply ``patch`` to ``target`` and return the result; neither argument is modified."""
     if not isinstance(patch, dict):
         return patch

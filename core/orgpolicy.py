@@ -21,9 +21,9 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .fileio import SETTINGS_MAX, atomic_write, read_bounded
 
@@ -48,7 +48,7 @@ class Fetched:
     warnings: list[str] = field(default_factory=list)
 
 
-def get(spec: dict[str, Any], user_file: Path, cache: Path) -> Fetched | str:
+def get(spec: Mapping[str, object], user_file: Path, cache: Path) -> Fetched | str:
     """The bytes of the policy ``spec`` names (verified against its pin), or why they cannot be had.
 
     ``cache`` is the directory fetched copies live in.
@@ -56,7 +56,7 @@ def get(spec: dict[str, Any], user_file: Path, cache: Path) -> Fetched | str:
     raw_pin = spec.get("sha256")
     pin = raw_pin.lower().removeprefix("sha256:") if isinstance(raw_pin, str) else None
     if "path" in spec:
-        path = Path(os.path.expandvars(spec["path"])).expanduser()
+        path = Path(os.path.expandvars(str(spec["path"]))).expanduser()
         if not path.is_absolute():
             path = user_file.parent / path
         try:
@@ -70,7 +70,9 @@ def get(spec: dict[str, Any], user_file: Path, cache: Path) -> Fetched | str:
     if pin is None:
         return f"organisation policy {url}: no sha256 pin"
     warnings: list[str] = []
-    got = _fetch_pinned(url, pin, float(spec.get("refresh_hours", DEFAULT_REFRESH_HOURS)), cache, warnings)
+    hours = spec.get("refresh_hours", DEFAULT_REFRESH_HOURS)  # a number: the settings reader checked it
+    got = _fetch_pinned(url, pin, float(hours) if isinstance(hours, (int, float)) else DEFAULT_REFRESH_HOURS,
+                        cache, warnings)
     if isinstance(got, str):
         return got
     return Fetched(got[0], got[1], url, warnings)

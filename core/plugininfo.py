@@ -44,14 +44,14 @@ class PluginInfo:
     required: str | None = None
     """the settings file (or organisation policy) that requires this plugin, if any"""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         out = asdict(self)
         if out["required"] is None:  # most plugins are not required: keep rows (and JSON) short
             del out["required"]
         return out
 
 
-def info_dict(info: Any) -> dict[str, Any]:
+def info_dict(info: object) -> dict[str, Any]:
     """``rt.plugin_info`` values as dicts (other loaders may store dicts or their own objects)."""
     if isinstance(info, dict):
         return dict(info)

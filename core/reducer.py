@@ -69,7 +69,7 @@ _NEUTRAL = frozenset({"denied", "reason", "message", "tools", "fallback_source",
                       "limit_reached"})
 
 
-def decide(hook: str, data: dict[str, Any] | None) -> str:
+def decide(hook: str, data: dict[str, object] | None) -> str:
     """The decision a combined result stands for: denied, blocked, modified, allowed or observed.
 
     :meth:`Reduction.finish` calls it once per hook call; an :class:`~agent_hooks_core.runtime.Outcome`
@@ -93,13 +93,13 @@ class Reduction:
     __slots__ = ("answered", "approvers", "decision", "errors", "event", "exclude", "fuel_delta", "hd",
                  "include", "loop", "parts", "result", "stopped", "stopped_by", "stopper")
 
-    def __init__(self, hd: HookDef, data: dict[str, Any], loop: LoopState | None = None) -> None:
+    def __init__(self, hd: HookDef, data: dict[str, object], loop: LoopState | None = None) -> None:
         self.hd = hd
         for name in hd.deep_copy:
             if name in data:
                 data[name] = copy.deepcopy(data[name])
         self.event = HookEvent(hd.name, data)
-        self.result: dict[str, Any] = {}
+        self.result: dict[str, object] = {}
         self.answered: list[str] = []
         self.errors: list[HookError] = []
         self.stopped = False
@@ -118,7 +118,7 @@ class Reduction:
 
     # -- feeding -------------------------------------------------------------------------
 
-    def accept(self, plugin: str, answer: Any) -> bool:
+    def accept(self, plugin: str, answer: object) -> bool:
         """Apply one handler's answer; True when the call ends here."""
         if answer is None:
             return False
@@ -175,7 +175,9 @@ class Reduction:
         for source, target in hd.accumulate:
             if source in fields:
                 value = fields[source]
-                result.setdefault(target, []).extend(value if isinstance(value, list) else [value])
+                acc = result.setdefault(target, [])
+                if isinstance(acc, list):
+                    acc.extend(value if isinstance(value, list) else [value])
         for name in hd.last_wins:
             if name in fields:
                 result[name] = fields[name]
@@ -193,7 +195,7 @@ class Reduction:
                 verb = "denied" if self.hd.permission or self.hd.verdict else "blocked"
                 self.result[why[0]] = f"{self.hd.name}: {verb} by {plugin}"
 
-    def _verdict(self, plugin: str, fields: dict[str, Any]) -> bool:
+    def _verdict(self, plugin: str, fields: dict[str, object]) -> bool:
         decision = fields.get("decision")
         if decision == "allow" and plugin not in self.approvers:
             return self.fail(plugin, "answered allow but is not an approver (a plugin that may approve "
@@ -221,14 +223,14 @@ class Reduction:
             result["reason"] = fields["reason"]
         return False
 
-    def _apply_chain(self, fields: dict[str, Any]) -> None:
+    def _apply_chain(self, fields: dict[str, object]) -> None:
         for name in self.hd.chain:
             if name in fields:
                 self.event[name] = fields[name]
                 self.result[name] = fields[name]
 
-    def _filter(self, plugin: str, fields: dict[str, Any]) -> bool:
-        inc, exc = fields.get("include"), fields.get("exclude")
+    def _filter(self, plugin: str, fields: dict[str, object]) -> bool:
+        inc, exc = _names(fields.get("include")), _names(fields.get("exclude"))
         if inc is not None and exc is not None:
             return self.fail(plugin, "an answer may carry include or exclude, not both", "invalid",
                              closed=False)
@@ -266,14 +268,14 @@ class Reduction:
 
     # -- the combined result ----------------------------------------------------------------
 
-    def finish(self, handler_count: int) -> dict[str, Any] | None:
+    def finish(self, handler_count: int) -> dict[str, object] | None:
         """The combined result; also sets :attr:`decision` and :attr:`stopped_by`."""
         result = self._combine(handler_count)
         self.decision = decide(self.hd.name, result)
         self.stopped_by = self.stopper if self.decision in ("denied", "blocked") else None
         return result
 
-    def _combine(self, handler_count: int) -> dict[str, Any] | None:
+    def _combine(self, handler_count: int) -> dict[str, object] | None:
         hd = self.hd
         if hd.observe:
             return None
@@ -311,7 +313,7 @@ class Reduction:
                 self.stopper = None
         return result
 
-    def _fuel(self, result: dict[str, Any]) -> None:
+    def _fuel(self, result: dict[str, object]) -> None:
         event, loop = self.event, self.loop
         key = event.get("context_name")
         if self.fuel_delta:
@@ -333,14 +335,20 @@ class Reduction:
                 result["fallback"] = default
                 result["fallback_source"] = "default"
         if loop is not None and self.hd.name == "pre_agentic_loop":
-            loop.fallback[key] = result["fallback"] if result.get("fallback_source") == self.hd.name else None
+            fallback = result["fallback"] if result.get("fallback_source") == self.hd.name else None
+            loop.fallback[key] = fallback if isinstance(fallback, str) else None
 
 
-def _tool_name(tool: Any) -> Any:
+def _names(value: object) -> list[str] | None:
+    """A list of tool names as validation passed it (None when absent)."""
+    return [str(v) for v in value] if isinstance(value, list) else None
+
+
+def _tool_name(tool: object) -> object:
     return tool.get("name") if isinstance(tool, dict) else tool
 
 
-def _as_dict(answer: Any) -> dict[str, Any] | None:
+def _as_dict(answer: object) -> dict[str, object] | None:
     """A dict subclass or a result model (anything with ``model_dump``) as a plain dict."""
     if isinstance(answer, dict):
         return dict(answer)

@@ -20,11 +20,11 @@ import time
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pluggy
 
-from .context import HookContext, NoUI
+from .context import UI, HookContext, NoUI
 from .engine import HandlerCalls, MetaSink, Timed, run_async, run_bounded, run_here
 from .errors import ConfigError, HookError, PayloadError, PluginError, UnknownHookError, describe
 from .event import HookEvent
@@ -37,6 +37,12 @@ from .stopgate import DEFAULT_LIMIT as DEFAULT_STOP_LIMIT
 from .stopgate import StopCounter
 from .timeouts import call_in_thread, timed_caller
 from .validation import check_payload, too_deep
+
+if TYPE_CHECKING:
+    from pluggy import HookImpl
+    from pydantic import BaseModel
+
+    from .discovery import Loaded
 
 
 def _warn(err: object) -> None:
@@ -51,7 +57,7 @@ def _warn(err: object) -> None:
 
 DEFAULT_TIMEOUT = 30.0
 #: a plugin's hookimpls at registration: (attribute, function, code object) each
-Snapshot = tuple[tuple[str, Any, Any], ...]
+Snapshot = tuple[tuple[str, object, object], ...]
 #: the bound bridges give hooks that have no default timeout (``pre_tool``: in-process it may wait
 #: for the user): a precise fail-closed answer before the transport's answer deadline (55 s) and
 #: the host's own hook timeout (Claude Code: 60 s), which would otherwise decide
@@ -66,7 +72,8 @@ class Outcome:
     event: HookEvent
     """the event as the last handler saw it (chained fields applied)"""
     data: dict[str, Any] | None
-    """the combined result as a plain dict (None for observe hooks)"""
+    """the combined result as a plain dict (None for observe hooks); its values were checked against
+    the hook's result fields, so adapters read them without narrowing each"""
     errors: list[HookError] = field(default_factory=list)
     answered: list[str] = field(default_factory=list)
     """plugins whose answer counted, in order"""
@@ -76,7 +83,7 @@ class Outcome:
     """seconds"""
     notes: list[str] = field(default_factory=list)
     """what the runtime wants the host to know (e.g. a re-entrant call skipped handlers)"""
-    native: Any = None
+    native: object = None
     """the result in a dialect's own shape, when fired with ``dialect=`` (chibi, pi, omp)"""
     stopped_by: str | None = None
     """the plugin that blocked, denied or handled the call (its answer or its failure on a
@@ -85,7 +92,7 @@ class Outcome:
     """the decision the reducer made (:attr:`decision` reads it)"""
 
     @property
-    def result(self) -> Any:
+    def result(self) -> BaseModel | None:
         """The combined result as this hook's pydantic result model (None for observe hooks)."""
         if self.data is None:
             return None
@@ -104,7 +111,7 @@ class Outcome:
         data = self.data or {}
         return data.get("reason") or data.get("message")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "hook": self.hook, "decision": self.decision, "result": self.data,
             "answered": self.answered, "stopped_by": self.stopped_by, "errors": [e.to_dict() for e in self.errors],
@@ -131,7 +138,7 @@ class Handler:
         #: a subprocess plugin: still called on a re-entrant call (chibi rule)
         self.external = external
 
-    def args(self, event: Any) -> tuple[Any, ...]:
+    def args(self, event: object) -> tuple[object, ...]:
         mode = self.mode
         if mode == 2:
             return (event, self.ctx)
@@ -145,21 +152,21 @@ class Runtime:
 
     def __init__(
         self,
-        plugins: Iterable[Any] = (),
+        plugins: Iterable[object] = (),
         *,
         cwd: str | None = None,
         hook_timeout: float | None = DEFAULT_TIMEOUT,
         timeouts: dict[str, float | None] | None = None,
         order: Iterable[str] = (),
-        ui: Any = None,
+        ui: UI | None = None,
         has_ui: bool | None = None,
         session_file: str | None = None,
         session_id: str | None = None,
         host: str = "python",
-        plugin_config: dict[str, Any] | None = None,
+        plugin_config: dict[str, object] | None = None,
         default_fallback: str | None = None,
-        on_send_message: Callable[[dict[str, Any]], None] | None = None,
-        on_append_entry: Callable[[dict[str, Any]], None] | None = None,
+        on_send_message: Callable[[dict[str, object]], None] | None = None,
+        on_append_entry: Callable[[dict[str, object]], None] | None = None,
         bounded: bool = True,
         gate_timeout: float | None = None,
         stop_gate_limit: int = DEFAULT_STOP_LIMIT,
@@ -195,18 +202,18 @@ class Runtime:
         self.session_file = session_file
         self.session_id = session_id
         self.host = host
-        self.plugin_config: dict[str, Any] = dict(plugin_config or {})
+        self.plugin_config: dict[str, object] = dict(plugin_config or {})
         self.loop_state = LoopState(default_fallback)
         #: messages and entries plugins sent, when the host gave no callback for them
-        self.outbox: list[dict[str, Any]] = []
-        self.entries: list[dict[str, Any]] = []
+        self.outbox: list[dict[str, object]] = []
+        self.entries: list[dict[str, object]] = []
         self._sinks = {"send_message": on_send_message, "append_entry": on_append_entry}
         #: problems found while loading plugins (filled by discovery)
         self.load_errors: list[HookError] = []
         #: what discovery learned about each plugin (name -> PluginInfo); empty for explicit lists
         self.plugin_info: dict[str, PluginInfo] = {}
         #: what discovery built this runtime from (a ``discovery.Loaded``); None for explicit lists
-        self.discovery: Any = None
+        self.discovery: Loaded | None = None
         self.pm = pluggy.PluginManager(PROJECT)
         self.pm.add_hookspecs(specs)
         self._load_index: dict[str, int] = {}
@@ -217,7 +224,7 @@ class Runtime:
         #: hooks being fired in the current context (thread or task): the re-entrancy guard
         self._active: ContextVar[tuple[str, ...]] = ContextVar(f"agent_hooks_active_{id(self):x}", default=())
         #: what each registered plugin's hookimpls were at registration: (plugin, snapshot)
-        self._pins: dict[str, tuple[Any, Snapshot]] = {}
+        self._pins: dict[str, tuple[object, Snapshot]] = {}
         #: plugins found tampered with (name -> why); sticky: a restored function is still suspect
         self._tampered: dict[str, str] = {}
         self._rebuild()  # every hook has a (possibly empty) handler list, even with no plugin
@@ -234,13 +241,13 @@ class Runtime:
     _settings_loader: ClassVar[Callable[..., Runtime]]
 
     @classmethod
-    def from_settings(cls, cwd: str | None = None, **options: Any) -> Runtime:
+    def from_settings(cls, cwd: str | None = None, **options: object) -> Runtime:
         """Entry-point plugins, local hook files and settings (user, then project) -> a Runtime."""
         return cls._settings_loader(cwd=cwd, **options)
 
     # -- plugins -----------------------------------------------------------------------------
 
-    def register(self, plugin: Any, name: str | None = None, *, external: bool = False) -> str:
+    def register(self, plugin: object, name: str | None = None, *, external: bool = False) -> str:
         """Register a module, class instance or object with ``@hookimpl`` functions; returns its name."""
         name = name or _plugin_name(plugin)
         if self.pm.has_plugin(name) or self.pm.is_registered(plugin):
@@ -283,7 +290,7 @@ class Runtime:
                     f"the arguments of {hook_name} are ({takes})")
         return f"plugin {name!r}: " + "; ".join(line.strip() for line in text.splitlines() if line.strip())
 
-    def _check_plugin(self, name: str, plugin: Any) -> None:
+    def _check_plugin(self, name: str, plugin: object) -> None:
         for caller in self.pm.get_hookcallers(plugin) or []:
             mine = [impl for impl in caller.get_hookimpls() if impl.plugin_name == name]
             if caller.spec is None:
@@ -310,7 +317,7 @@ class Runtime:
 
     # -- tamper detection --------------------------------------------------------------------
 
-    def snapshot(self, plugin: Any) -> Snapshot:
+    def snapshot(self, plugin: object) -> Snapshot:
         """``plugin``'s hookimpls as they are now: (attribute, function, code object) each."""
         out = []
         for attr in dir(plugin):
@@ -358,7 +365,7 @@ class Runtime:
                 self.mark_tampered(name, "unregistered after it was loaded")
         return dict(self._tampered)
 
-    def set_config(self, name: str, config: Any) -> None:
+    def set_config(self, name: str, config: object) -> None:
         self.plugin_config[name] = config
         if name in self._contexts:
             self._contexts[name].config = config
@@ -376,7 +383,7 @@ class Runtime:
             return (0, self.order.index(plugin))
         return (1, self._load_index.get(plugin, 1 << 30))
 
-    def _impl_key(self, impl: Any) -> tuple[int, int, int]:
+    def _impl_key(self, impl: HookImpl) -> tuple[int, int, int]:
         return (0 if impl.tryfirst else 2 if impl.trylast else 1, *self._rank(impl.plugin_name))
 
     def _rebuild(self) -> None:
@@ -404,7 +411,7 @@ class Runtime:
             ["hook_called"] if any(h.plugin == plugin for h in self._meta) else []
         )
 
-    def call_runtime_hook(self, hook: str, **kwargs: Any) -> list[Any]:
+    def call_runtime_hook(self, hook: str, **kwargs: object) -> list[object]:
         """Call one of the runtime's own collect-all hooks (register_commands, host_event, ...).
 
         Plugins are called in the runtime's order. Errors are isolated like any hook's and
@@ -413,7 +420,7 @@ class Runtime:
         """
         if hook not in RUNTIME_HOOKS:
             raise UnknownHookError(f"{hook!r} is not one of the runtime's own hooks ({', '.join(RUNTIME_HOOKS)})")
-        results: list[Any] = []
+        results: list[object] = []
         caller = getattr(self.pm.hook, hook)
         for impl in sorted(caller.get_hookimpls(), key=self._impl_key):
             try:
@@ -427,7 +434,7 @@ class Runtime:
                 results.append(HookError(impl.plugin_name, hook, describe(exc)))
         return results
 
-    def plugin_hook(self, plugin: str, hook: str) -> Callable[..., Any] | None:
+    def plugin_hook(self, plugin: str, hook: str) -> Callable[..., object] | None:
         """``plugin``'s own implementation of the runtime hook ``hook`` (None if it has none).
 
         For the runtime's one-plugin questions (discovery asks each plugin for its
@@ -440,7 +447,7 @@ class Runtime:
 
     # -- firing ------------------------------------------------------------------------------
 
-    def _prepare(self, hook: str, payload: Any, reduction: type[Reduction] | None = None, aio: bool = False,
+    def _prepare(self, hook: str, payload: object, reduction: type[Reduction] | None = None, aio: bool = False,
                  ) -> tuple[HookDef, Reduction, HandlerCalls, list[str]]:
         hd = BY_NAME.get(hook)
         if hd is None:
@@ -488,7 +495,7 @@ class Runtime:
             return self.timeouts[hd.name]
         return self.hook_timeout if hd.timeout else self.gate_timeout
 
-    def fire(self, hook: str, payload: Any = None, *, dialect: str | None = None,
+    def fire(self, hook: str, payload: object = None, *, dialect: str | None = None,
              reduction: type[Reduction] | None = None) -> Outcome:
         """Call every handler of ``hook`` with ``payload`` and combine their answers.
 
@@ -509,7 +516,7 @@ class Runtime:
             self._run("hook_called", HandlerCalls(self._meta, MetaSink(outcome), outcome, self._meta_timeout()))
         return outcome
 
-    async def afire(self, hook: str, payload: Any = None, *, dialect: str | None = None,
+    async def afire(self, hook: str, payload: object = None, *, dialect: str | None = None,
                     reduction: type[Reduction] | None = None) -> Outcome:
         """Like :meth:`fire`; ``async def`` handlers are awaited in the same order as sync ones."""
         if dialect not in (None, "canonical"):
@@ -570,7 +577,7 @@ class Runtime:
     def _meta_timeout(self) -> float | None:
         return self.timeouts.get("hook_called", self.hook_timeout)
 
-    def _deliver(self, kind: str, message: dict[str, Any]) -> None:
+    def _deliver(self, kind: str, message: dict[str, object]) -> None:
         sink = self._sinks.get(kind)
         if sink is not None:
             sink(message)
@@ -578,7 +585,7 @@ class Runtime:
             (self.outbox if kind == "send_message" else self.entries).append(message)
 
 
-def _as_payload(hook: str, payload: Any) -> Any:
+def _as_payload(hook: str, payload: object) -> object:
     """None -> {}; an event model -> its dict (by wire name); anything else is left for validation."""
     if payload is None:
         return {}
@@ -592,7 +599,7 @@ def _as_payload(hook: str, payload: Any) -> Any:
     return payload
 
 
-def _check_timeout(name: str, value: Any) -> float | None:
+def _check_timeout(name: str, value: object) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
@@ -600,7 +607,7 @@ def _check_timeout(name: str, value: Any) -> float | None:
     return float(value)
 
 
-def _plugin_name(plugin: Any) -> str:
+def _plugin_name(plugin: object) -> str:
     name = getattr(plugin, "__name__", None)
     if isinstance(name, str):
         return name

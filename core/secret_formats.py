@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
 FORMATS: list[tuple[str, str]] = [
     # PEM (RSA, EC, OPENSSH, ENCRYPTED) and PGP armour ("PRIVATE KEY BLOCK"); an unterminated block runs to the end
@@ -162,7 +162,7 @@ class Redactor:
         """``text`` redacted and storable (:func:`clean_text`)."""
         return self.redact(clean_text(text))[0]
 
-    def value(self, obj: Any, budget: float = math.inf, *, secret: bool = False) -> tuple[Any, bool]:
+    def value(self, obj: object, budget: float = math.inf, *, secret: bool = False) -> tuple[object, bool]:
         """(a JSON-able copy of ``obj`` with secrets replaced, cut to about ``budget`` characters;
         whether it was cut).
 
@@ -170,10 +170,10 @@ class Redactor:
         below a secret-looking key (or everything, with ``secret``) is replaced, whatever its type
         or depth. Long strings are cut *before* the patterns run, and a cut never leaves the start
         of a token behind, so the work is bounded and no half secret is kept."""
-        state: dict[str, Any] = {"budget": budget, "cut": False}
-        return self._walk(obj, secret, state, 0), bool(state["cut"])
+        state = _Walk(budget)
+        return self._walk(obj, secret, state, 0), state.cut
 
-    def _key(self, key: Any, taken: dict[str, Any]) -> str:
+    def _key(self, key: object, taken: dict[str, object]) -> str:
         clean = self.text(str(key))
         n = 1
         while clean in taken:  # two secrets redacted to the same marker keep both values
@@ -181,48 +181,48 @@ class Redactor:
             clean = f"{self.text(str(key))}#{n}"
         return clean
 
-    def _walk(self, obj: Any, secret: bool, state: dict[str, Any], depth: int) -> Any:
+    def _walk(self, obj: object, secret: bool, state: _Walk, depth: int) -> object:
         if obj is None or isinstance(obj, bool):
             return obj
         if depth > MAX_DEPTH and isinstance(obj, (dict, list, tuple, set, frozenset)):
-            state["cut"] = True  # hostile nesting: the record is kept, the deep part is not
+            state.cut = True  # hostile nesting: the record is kept, the deep part is not
             return f"…[nested deeper than {MAX_DEPTH}]"
         if secret and isinstance(obj, (str, int, float, bytes)):
             return "[REDACTED:key]"
         if isinstance(obj, str):
-            left = state["budget"]
+            left = state.budget
             if left <= 0:
-                state["cut"] = True
+                state.cut = True
                 return "…"
             if len(obj) > left:
-                state["cut"] = True
+                state.cut = True
                 keep = int(left)
                 obj = _TOKEN_TAIL.sub("", obj[:keep]) + f"…[{len(obj) - keep} more chars]"
-            state["budget"] = left - len(obj)
+            state.budget = left - len(obj)
             return self.text(obj)
         if isinstance(obj, (int, float)):
-            state["budget"] -= 8
+            state.budget -= 8
             return obj
         if isinstance(obj, dict):
-            out: dict[str, Any] = {}
+            out: dict[str, object] = {}
             for k, v in obj.items():
-                if state["budget"] <= 0:
+                if state.budget <= 0:
                     out["…"] = f"{len(obj) - len(out)} more keys"
-                    state["cut"] = True
+                    state.cut = True
                     break
                 raw = str(k)
                 out[self._key(raw, out)] = self._walk(v, secret or self.secret_key(raw), state, depth + 1)
-                state["budget"] -= len(raw) + 4
+                state.budget -= len(raw) + 4
             return out
         if isinstance(obj, (list, tuple, set, frozenset)):
-            items = []
+            items: list[object] = []
             for i, v in enumerate(obj):
-                if state["budget"] <= 0:
+                if state.budget <= 0:
                     items.append(f"… {len(obj) - i} more items")
-                    state["cut"] = True
+                    state.cut = True
                     break
                 items.append(self._walk(v, secret, state, depth + 1))
-                state["budget"] -= 2
+                state.budget -= 2
             return items
         dump = getattr(obj, "model_dump", None)
         if callable(dump):
@@ -230,3 +230,11 @@ class Redactor:
         if isinstance(obj, bytes):
             obj = obj.decode("utf-8", "backslashreplace")
         return self._walk(str(obj), secret, state, depth)
+
+
+@dataclass
+class _Walk:
+    """What is left of one :meth:`Redactor.value` call's budget, and whether anything was cut."""
+
+    budget: float
+    cut: bool = False

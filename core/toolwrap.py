@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal
 
 from .engine import Steps, adrive, drive
 from .errors import AgentHooksError
@@ -16,6 +16,9 @@ from .timeouts import run_coroutine
 
 if TYPE_CHECKING:
     from .runtime import Outcome, Runtime
+
+#: what the steps ask of the driver: fire a hook with a payload, or run the tool with its arguments
+Request = tuple[Literal["fire"], str, dict[str, object]] | tuple[Literal["run"], dict[str, object]]
 
 
 class ToolBlocked(AgentHooksError):
@@ -26,7 +29,7 @@ class ToolBlocked(AgentHooksError):
         self.outcome = outcome
 
 
-def _output_field(value: Any) -> str:
+def _output_field(value: object) -> str:
     """Where a tool's return value goes in the event: text, content blocks, or anything else."""
     if isinstance(value, str):
         return "output"
@@ -35,7 +38,7 @@ def _output_field(value: Any) -> str:
     return "details"
 
 
-def _apply_output(value: Any, out: Outcome) -> Any:
+def _apply_output(value: object, out: Outcome) -> object:
     """The value the caller gets: the replacement ``message`` when blocked, else the same-kind field."""
     data = out.data or {}
     if data.get("block"):
@@ -46,24 +49,25 @@ def _apply_output(value: Any, out: Outcome) -> Any:
 class HookToolWrapper:
     """``wrapped(**arguments)`` runs ``func`` between the tool hooks of ``runtime``."""
 
-    def __init__(self, runtime: Runtime, tool_name: str, func: Callable[..., Any]) -> None:
+    def __init__(self, runtime: Runtime, tool_name: str, func: Callable[..., object]) -> None:
         self.runtime = runtime
         self.tool_name = tool_name
         self.func = func
 
-    def _pre(self, out: Outcome, arguments: dict[str, Any]) -> dict[str, Any]:
+    def _pre(self, out: Outcome, arguments: dict[str, object]) -> dict[str, object]:
         data = out.data or {}
         if data.get("block"):
-            raise ToolBlocked(data.get("reason") or data.get("message") or "blocked", out)
-        return data.get("arguments", arguments)
+            raise ToolBlocked(str(data.get("reason") or data.get("message") or "blocked"), out)
+        changed = data.get("arguments", arguments)  # the reducer checked it is an object
+        return changed if isinstance(changed, dict) else arguments
 
-    def _base(self, arguments: dict[str, Any], call_id: str | None) -> dict[str, Any]:
-        base: dict[str, Any] = {"tool_name": self.tool_name, "arguments": arguments}
+    def _base(self, arguments: dict[str, object], call_id: str | None) -> dict[str, object]:
+        base: dict[str, object] = {"tool_name": self.tool_name, "arguments": arguments}
         if call_id is not None:
             base["tool_call_id"] = call_id
         return base
 
-    def _steps(self, tool_call_id: str | None, arguments: dict[str, Any]) -> Steps:
+    def _steps(self, tool_call_id: str | None, arguments: dict[str, object]) -> Steps:
         """The tool call, once: yields ("fire", hook, payload) and ("run", arguments) requests."""
         arguments = self._pre((yield ("fire", "pre_tool", self._base(arguments, tool_call_id))), arguments)
         base = self._base(arguments, tool_call_id)
@@ -77,18 +81,18 @@ class HookToolWrapper:
         yield ("fire", "post_tool", {**base, "result": value, "is_error": False})
         return value
 
-    def __call__(self, tool_call_id: str | None = None, **arguments: Any) -> Any:
-        def perform(request: tuple[Any, ...]) -> Any:
-            if request[0] == "fire":
+    def __call__(self, tool_call_id: str | None = None, **arguments: object) -> object:
+        def perform(request: Request) -> object:
+            if len(request) == 3:  # ("fire", hook, payload)
                 return self.runtime.fire(request[1], request[2])
             value = self.func(**request[1])
             return run_coroutine(value, None) if inspect.isawaitable(value) else value  # an async tool, sync host
 
         return drive(self._steps(tool_call_id, arguments), perform)
 
-    async def acall(self, tool_call_id: str | None = None, **arguments: Any) -> Any:
-        async def perform(request: tuple[Any, ...]) -> Any:
-            if request[0] == "fire":
+    async def acall(self, tool_call_id: str | None = None, **arguments: object) -> object:
+        async def perform(request: Request) -> object:
+            if len(request) == 3:  # ("fire", hook, payload)
                 return await self.runtime.afire(request[1], request[2])
             value = self.func(**request[1])
             return (await value) if isinstance(value, Awaitable) else value

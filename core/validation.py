@@ -7,6 +7,7 @@ cost and without importing pydantic: pydantic's strict mode, which is what JSON 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .errors import PayloadError
@@ -27,11 +28,11 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
 KNOWN_FIELDS: dict[str, frozenset[str]] = {h: frozenset(f[0] for f in fs) for h, fs in EVENT_FIELDS.items()}
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     """A short repr: bounded in length and depth (a deeply nested value must not blow the stack)."""
     import reprlib
 
@@ -40,7 +41,7 @@ def _show(value: Any) -> str:
     return short.repr(value)
 
 
-def too_deep(hook: str, payload: Any) -> str:
+def too_deep(hook: str, payload: object) -> str:
     """The message for a payload whose nesting exhausted the stack (found without recursing)."""
     worst, deepest = None, 0
     for name, value in (payload.items() if isinstance(payload, dict) else ()):
@@ -72,7 +73,7 @@ class _Code:
             self.minimum = float(bound)
         self.base = base
         self.allowed: tuple[str, ...] | None = tuple(base[5:].split("|")) if base.startswith("enum:") else None
-        self.types: Any = (
+        self.types: type | tuple[type, ...] | None = (
             None if base == "any" or self.allowed is not None else _TYPES[base]
         )
 
@@ -80,7 +81,7 @@ class _Code:
 _CODES: dict[str, _Code] = {}
 
 
-def check_value(code: str, value: Any) -> str | None:
+def check_value(code: str, value: object) -> str | None:
     """None when ``value`` fits the type code, else what is wrong with it."""
     c = _CODES.get(code)
     if c is None:
@@ -94,16 +95,16 @@ def check_value(code: str, value: Any) -> str | None:
     base = c.base
     if not isinstance(value, c.types) or (isinstance(value, bool) and base in ("int", "float")):
         return f"must be {base}, not {_kind(value)}"
-    if base == "list[str]" and not all(isinstance(v, str) for v in value):
+    if base == "list[str]" and isinstance(value, list) and not all(isinstance(v, str) for v in value):
         return "must be a list of strings"
-    if base == "list[dict]" and not all(isinstance(v, dict) for v in value):
+    if base == "list[dict]" and isinstance(value, list) and not all(isinstance(v, dict) for v in value):
         return "must be a list of objects"
-    if c.minimum is not None and value < c.minimum:
+    if c.minimum is not None and isinstance(value, (int, float)) and value < c.minimum:
         return f"must be >= {c.minimum:g}"
     return None
 
 
-def check_payload(hook: str, payload: Any) -> dict[str, Any]:
+def check_payload(hook: str, payload: object) -> dict[str, object]:
     """The payload with defaults filled in; :class:`PayloadError` naming the field otherwise."""
     if not isinstance(payload, dict):
         raise PayloadError(f"{hook}: payload must be a JSON object, not {_kind(payload)}")
@@ -124,7 +125,7 @@ def check_payload(hook: str, payload: Any) -> dict[str, Any]:
     return data
 
 
-def check_answer(hook: str, answer: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+def check_answer(hook: str, answer: Mapping[str, object]) -> tuple[dict[str, Any], str | None]:
     """(the fields the answer sets, None) or ({}, what is wrong with it).
 
     Fields set to None count as not set, like pydantic's ``exclude_none``.
@@ -132,7 +133,7 @@ def check_answer(hook: str, answer: dict[str, Any]) -> tuple[dict[str, Any], str
     spec = RESULT_FIELDS[hook]
     if spec is None:
         return {}, None
-    fields: dict[str, Any] = {}
+    fields: dict[str, object] = {}
     for name, value in answer.items():
         code = spec.get(name)
         if code is None:

@@ -11,11 +11,12 @@ the table generated from these models (``_fields.py``). Use the models for typin
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Json = dict[str, Any]
+#: a JSON object as a host sends it; its values are whatever the host put there
+Json = dict[str, object]
 
 
 class EventModel(BaseModel):
@@ -53,14 +54,14 @@ class SessionStartEvent(EventModel):
     reason: str | None = Field(None, description="startup, reload, new, resume or fork")
     session_file: str | None = Field(None, description="current session file; null when ephemeral")
     previous_session_file: str | None = Field(None, description="the session file before, if any")
-    entries: list[Any] | None = Field(None, description="session entries")
+    entries: list[object] | None = Field(None, description="session entries")
 
 
 class PreSessionSwitchEvent(EventModel):
     reason: str | None = Field(None, description="new or resume")
     target_session_file: str | None = Field(None, description="the session to resume")
     session_file: str | None = Field(None, description="current session file")
-    entries: list[Any] | None = Field(None, description="session entries")
+    entries: list[object] | None = Field(None, description="session entries")
 
 
 class PreSessionSwitchResult(CancelResult):
@@ -80,7 +81,7 @@ class PreSessionForkEvent(EventModel):
     entry_id: str | None = Field(None, description="the entry being forked from (pi)")
     target_turn_index: int | None = Field(None, description="the turn being branched from (pi-agent)")
     session_file: str | None = Field(None, description="current session file")
-    entries: list[Any] | None = Field(None, description="session entries")
+    entries: list[object] | None = Field(None, description="session entries")
 
 
 class PreSessionForkResult(CancelResult):
@@ -101,7 +102,7 @@ class PreSessionTreeEvent(EventModel):
 
 
 class PreSessionTreeResult(CancelResult):
-    summary: Any = Field(None, description="custom branch summary: a string or {summary, details} (last wins)")
+    summary: object = Field(None, description="custom branch summary: a string or {summary, details} (last wins)")
     label: str | None = Field(None, description="label for the branch (last wins)")
 
 
@@ -130,7 +131,7 @@ class PostClearEvent(ContextCountEvent):
 
 class PreCompactEvent(ContextCountEvent):
     preparation: Json | None = Field(None, description="pi: the compaction being prepared")
-    branch_entries: list[Any] | None = Field(None, description="pi: entries of the current branch")
+    branch_entries: list[object] | None = Field(None, description="pi: entries of the current branch")
     custom_instructions: str | None = Field(None, description="instructions given with /compact")
     trigger: str | None = Field(None, description="manual or auto")
 
@@ -142,7 +143,7 @@ class PreCompactResult(CancelResult):
 
 
 class OnCompactingEvent(EventModel):
-    messages: list[Any] | None = Field(None, description="messages being compacted")
+    messages: list[object] | None = Field(None, description="messages being compacted")
 
 
 class OnCompactingResult(ResultModel):
@@ -171,7 +172,7 @@ class AutoCompactionStartEvent(EventModel):
 
 
 class AutoCompactionEndEvent(EventModel):
-    result: Any = Field(None, description="the compaction result, if any")
+    result: object = Field(None, description="the compaction result, if any")
     aborted: bool | None = Field(None, description="compaction was aborted")
 
 
@@ -193,7 +194,7 @@ class AutoRetryEndEvent(EventModel):
 
 class PreMessageEvent(EventModel):
     prompt: str = Field(description="the user's prompt (pi: `text`), as changed by earlier handlers")
-    images: list[Any] | None = Field(None, description="attached images (pi)")
+    images: list[object] | None = Field(None, description="attached images (pi)")
     source: str | None = Field(None, description="interactive, rpc or extension (pi)")
     context_name: str | None = Field(None, description="active context name (chibi)")
     summary: str | None = Field(None, description="conversation summary (chibi)")
@@ -201,7 +202,7 @@ class PreMessageEvent(EventModel):
 
 class PreMessageResult(ResultModel):
     prompt: str | None = Field(None, description="replacement prompt (chained)")
-    images: list[Any] | None = Field(None, description="replacement images (chained)")
+    images: list[object] | None = Field(None, description="replacement images (chained)")
     handled: bool | None = Field(None, description="the plugin handled the input: no model call; ends the call")
     block: bool | None = Field(None, description="reject the prompt; ends the call")
     reason: str | None = Field(None, description="why it was blocked or handled")
@@ -217,7 +218,7 @@ class PostMessageEvent(EventModel):
 class SystemPromptEvent(EventModel):
     context_name: str | None = Field(None, description="active context name")
     summary: str | None = Field(None, description="conversation summary")
-    flock_goals: list[Any] | None = Field(None, description="array of {flock, goals} objects (chibi)")
+    flock_goals: list[object] | None = Field(None, description="array of {flock, goals} objects (chibi)")
     goals: str | None = Field(None, description="current goals (older chibi)")
     todos: str | None = Field(None, description="current todos (older chibi)")
 
@@ -244,7 +245,7 @@ class PostSystemPromptResult(InjectResult):
 
 class BeforeAgentStartEvent(EventModel):
     prompt: str | None = Field(None, description="the expanded user prompt")
-    images: list[Any] | None = Field(None, description="attached images")
+    images: list[object] | None = Field(None, description="attached images")
     system_prompt: str | None = Field(None, description="the system prompt, as changed by earlier handlers")
 
 
@@ -257,11 +258,11 @@ class BeforeAgentStartResult(ResultModel):
 
 
 class PreLlmContextEvent(EventModel):
-    messages: list[Any] = Field(description="the messages the model will see (a deep copy)")
+    messages: list[object] = Field(description="the messages the model will see (a deep copy)")
 
 
 class PreLlmContextResult(ResultModel):
-    messages: list[Any] | None = Field(None, description="replacement messages (chained)")
+    messages: list[object] | None = Field(None, description="replacement messages (chained)")
 
 
 class AgentStartEvent(EventModel):
@@ -269,7 +270,7 @@ class AgentStartEvent(EventModel):
 
 
 class AgentEndEvent(EventModel):
-    messages: list[Any] | None = Field(None, description="the messages produced by this run")
+    messages: list[object] | None = Field(None, description="the messages produced by this run")
     last_assistant_message: str | None = Field(None, description="the final assistant text, when known")
 
 
@@ -280,12 +281,12 @@ class TurnStartEvent(EventModel):
 
 class TurnEndEvent(EventModel):
     turn_index: int | None = Field(None, description="0-based index of the turn")
-    message: Any = Field(None, description="the assistant's response message")
-    tool_results: list[Any] | None = Field(None, description="tool results of this turn")
+    message: object = Field(None, description="the assistant's response message")
+    tool_results: list[object] | None = Field(None, description="tool results of this turn")
 
 
 class MessageEvent(EventModel):
-    message: Any = Field(None, description="the message (user, assistant, tool result or custom)")
+    message: object = Field(None, description="the message (user, assistant, tool result or custom)")
 
 
 class MessageStartEvent(MessageEvent):
@@ -293,7 +294,7 @@ class MessageStartEvent(MessageEvent):
 
 
 class MessageUpdateEvent(MessageEvent):
-    assistant_message_event: Any = Field(None, description="the streaming token event")
+    assistant_message_event: object = Field(None, description="the streaming token event")
 
 
 class MessageEndEvent(MessageEvent):
@@ -301,17 +302,17 @@ class MessageEndEvent(MessageEvent):
 
 
 class ModelSelectEvent(EventModel):
-    model: Any = Field(None, description="the new model")
-    previous_model: Any = Field(None, description="the model before, if any")
+    model: object = Field(None, description="the new model")
+    previous_model: object = Field(None, description="the model before, if any")
     source: str | None = Field(None, description="set, cycle or restore")
 
 
 class TtsrTriggeredEvent(EventModel):
-    rules: list[Any] | None = Field(None, description="the rules that matched")
+    rules: list[object] | None = Field(None, description="the rules that matched")
 
 
 class TodoReminderEvent(EventModel):
-    todos: list[Any] | None = Field(None, description="the unfinished todos")
+    todos: list[object] | None = Field(None, description="the unfinished todos")
     attempt: int | None = Field(None, description="reminder number")
 
 
@@ -334,7 +335,7 @@ class PreToolResult(ResultModel):
 class PostToolEvent(EventModel):
     tool_name: str = Field(description="the tool that ran")
     arguments: Json = Field(default_factory=dict, description="its arguments")
-    result: Any = Field(None, description="the tool's output")
+    result: object = Field(None, description="the tool's output")
     cached: bool | None = Field(None, description="the output was cached because of its size")
     is_error: bool | None = Field(None, description="the tool failed")
     tool_call_id: str | None = Field(None, description="the call's id")
@@ -344,16 +345,16 @@ class PreToolOutputEvent(EventModel):
     tool_name: str = Field(description="the tool that ran")
     arguments: Json = Field(default_factory=dict, description="its arguments")
     output: str | None = Field(None, description="raw text output (chibi)")
-    content: list[Any] | None = Field(None, description="content blocks [{type, text|data}] (pi)")
-    details: Any = Field(None, description="tool-specific details (pi)")
+    content: list[object] | None = Field(None, description="content blocks [{type, text|data}] (pi)")
+    details: object = Field(None, description="tool-specific details (pi)")
     is_error: bool = Field(False, description="the tool failed; the output is the error")
     tool_call_id: str | None = Field(None, description="the call's id")
 
 
 class PreToolOutputResult(ResultModel):
     output: str | None = Field(None, description="replacement text output (chained)")
-    content: list[Any] | None = Field(None, description="replacement content blocks (chained)")
-    details: Any = Field(None, description="replacement details (chained)")
+    content: list[object] | None = Field(None, description="replacement content blocks (chained)")
+    details: object = Field(None, description="replacement details (chained)")
     is_error: bool | None = Field(None, description="replacement error flag (chained)")
     block: bool | None = Field(None, description="replace the output by `message` entirely; ends the call")
     message: str | None = Field(None, description="what the model sees instead, when blocked")
@@ -374,13 +375,13 @@ class ToolExecutionStartEvent(EventModel):
 
 
 class ToolExecutionUpdateEvent(ToolExecutionStartEvent):
-    partial_result: Any = Field(None, description="streaming progress")
+    partial_result: object = Field(None, description="streaming progress")
 
 
 class ToolExecutionEndEvent(EventModel):
     tool_call_id: str | None = Field(None, description="the call's id")
     tool_name: str | None = Field(None, description="the tool")
-    result: Any = Field(None, description="the tool's result")
+    result: object = Field(None, description="the tool's result")
     is_error: bool | None = Field(None, description="the tool failed")
 
 
@@ -617,7 +618,7 @@ class StopGateResult(ResultModel):
 class PermissionRequestEvent(EventModel):
     tool_name: str = Field(..., description="the tool the host asks permission for")
     arguments: Json = Field(default_factory=dict, description="the tool's input")
-    permission_suggestions: list[Any] | None = Field(
+    permission_suggestions: list[object] | None = Field(
         None, description="the host's suggested permission rules, when it gives them")
     tool_call_id: str | None = Field(None, description="the host's id for the call, when it gives one")
 

@@ -19,12 +19,13 @@ Payload fields are listed on the event models (``agenthooks hooks HOOK`` shows t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .hookdef import canonical
 from .markers import hookspec
 
 if TYPE_CHECKING:
+    import typer
     from pydantic import BaseModel
 
     from ..bridges.record import Host
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from ..runtime import Outcome
 
     #: what a handler returns: a dict, the hook's result model, or None (no opinion)
-    Answer = dict[str, Any] | BaseModel | None
+    Answer = dict[str, object] | BaseModel | None
 
 # ======================================================================================
 # Session lifecycle
@@ -1018,7 +1019,7 @@ def hook_called(outcome: Outcome, ctx: HookContext) -> None:
 
 
 @hookspec
-def host_event(host: str, name: str, payload: dict[str, Any], ctx: HookContext) -> None:
+def host_event(host: str, name: str, payload: dict[str, object], ctx: HookContext) -> None:
     """A bridged host sent an event that has no canonical hook (observe only).
 
     :param host: the host, e.g. ``claude-code``.
@@ -1029,7 +1030,7 @@ def host_event(host: str, name: str, payload: dict[str, Any], ctx: HookContext) 
 
 
 @hookspec
-def register_commands(cli: Any) -> None:
+def register_commands(cli: typer.Typer) -> None:
     """Add subcommands to ``agenthooks`` (like llm's ``register_commands``).
 
     :param cli: the root :class:`typer.Typer` app; call ``cli.add_typer(...)`` or ``cli.command()``.
@@ -1038,7 +1039,7 @@ def register_commands(cli: Any) -> None:
 
 
 @hookspec
-def agent_commands(ctx: HookContext) -> Any:
+def agent_commands(ctx: HookContext) -> object:
     """Declare slash commands for in-process agent hosts (pi, omp): ``/name args`` in the agent.
 
     :param ctx: the plugin's context; a command that needs it closes over it.
@@ -1049,7 +1050,7 @@ def agent_commands(ctx: HookContext) -> Any:
 
 
 @hookspec(firstresult=True)
-def plugin_config_model() -> Any:
+def plugin_config_model() -> type[BaseModel] | None:
     """The pydantic model that validates this plugin's settings section.
 
     :returns: a pydantic model class. An invalid section is reported naming the plugin and the

@@ -20,7 +20,7 @@ from . import ROOT
 _SIMPLE = {str: "str", int: "int", float: "float", bool: "bool", dict: "dict", list: "list"}
 
 
-def type_code(annotation: Any, info: FieldInfo | None = None) -> str:
+def type_code(annotation: object, info: FieldInfo | None = None) -> str:
     """A short code for an annotation: ``str``, ``int``, ``dict``, ``list[str]``, ``list[dict]``,
     ``enum:a|b``, ``any``; ``>=N`` a lower bound; ``?`` = nullable."""
     nullable = False
@@ -30,7 +30,7 @@ def type_code(annotation: Any, info: FieldInfo | None = None) -> str:
         nullable = len(args) < len(typing.get_args(annotation))
         annotation = args[0] if len(args) == 1 else Any
         origin = typing.get_origin(annotation)
-    if annotation is Any:
+    if annotation is Any or annotation is object:  # object: a JSON value of any kind
         code = "any"
     elif origin is typing.Literal:
         code = "enum:" + "|".join(str(a) for a in typing.get_args(annotation))

@@ -15,7 +15,7 @@ this module is imported). It
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -241,7 +241,7 @@ def _implementers(hook: str) -> list[str] | None:
         return None
 
 
-def read_payload(data: str | None) -> dict[str, Any]:
+def read_payload(data: str | None) -> dict[str, object]:
     """``--data`` (JSON or @FILE), else stdin when it is not a terminal, else ``{}``.
 
     At most as much as a host event may be (``MAX_EVENT_BYTES``) is read: ``@/dev/zero`` or an

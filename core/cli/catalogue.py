@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ..errors import UnknownHookError
 from ..hookspecs import catalogue as cat
 from ..hookspecs.catalogue import BY_NAME, RUNTIME_HOOKS, HookDef
 from .common import console
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 def names() -> list[str]:
@@ -23,7 +26,40 @@ def resolve(name: str, system: str | None = None) -> HookDef:
         raise UnknownHookError(exc.args[0] if exc.args else f"unknown hook {name!r}") from None
 
 
-def hook_dict(name: str) -> dict[str, Any]:
+class HookSummary(TypedDict):
+    """One hook in ``agenthooks hooks --json``."""
+
+    name: str
+    category: str
+    summary: str
+    rule: str
+    observe: bool
+    fail_closed: bool
+    timeout: bool
+    aliases: dict[str, list[str]]
+
+
+class FieldRow(TypedDict):
+    name: str
+    type: str
+    required: bool
+    description: str
+
+
+class _Implementers(TypedDict, total=False):
+    implemented_by: list[str]
+
+
+class HookDetail(HookSummary, _Implementers):
+    """One hook in ``agenthooks hooks HOOK --json``."""
+
+    payload: list[FieldRow]
+    result: list[FieldRow] | None
+    event_model: str
+    result_model: str | None
+
+
+def hook_dict(name: str) -> HookSummary:
     hd = BY_NAME[name]
     return {
         "name": hd.name,
@@ -37,42 +73,46 @@ def hook_dict(name: str) -> dict[str, Any]:
     }
 
 
-def _fields(model: Any, codes: Any) -> list[dict[str, Any]]:
+def _fields(model: type[BaseModel] | None, codes: object) -> list[FieldRow]:
     if model is None:
         return []
-    by_wire = {}
+    by_wire: dict[object, object] = {}
     if isinstance(codes, dict):
         by_wire = dict(codes)
-    elif codes:
+    elif isinstance(codes, (list, tuple)):
         by_wire = {f[0]: f[1] for f in codes}
-    out = []
+    out: list[FieldRow] = []
     for attr, info in model.model_fields.items():
         wire = info.alias or attr
         out.append({
             "name": wire,
-            "type": by_wire.get(wire, "any"),
+            "type": str(by_wire.get(wire, "any")),
             "required": info.is_required(),
             "description": info.description or "",
         })
     return out
 
 
-def hook_detail(name: str, implementers: list[str] | None = None) -> dict[str, Any]:
+def hook_detail(name: str, implementers: list[str] | None = None) -> HookDetail:
     from ..hookspecs._fields import EVENT_FIELDS, RESULT_FIELDS
     from ..hookspecs.models import EVENTS, RESULTS
 
-    detail = hook_dict(name)
     result = RESULTS[name]
-    detail["payload"] = _fields(EVENTS[name], EVENT_FIELDS.get(name))
-    detail["result"] = _fields(result, RESULT_FIELDS.get(name)) if result is not None else None
-    detail["event_model"] = EVENTS[name].__name__
-    detail["result_model"] = result.__name__ if result is not None else None
+    s = hook_dict(name)
+    detail: HookDetail = {
+        "name": s["name"], "category": s["category"], "summary": s["summary"], "rule": s["rule"],
+        "observe": s["observe"], "fail_closed": s["fail_closed"], "timeout": s["timeout"], "aliases": s["aliases"],
+        "payload": _fields(EVENTS[name], EVENT_FIELDS.get(name)),
+        "result": _fields(result, RESULT_FIELDS.get(name)) if result is not None else None,
+        "event_model": EVENTS[name].__name__,
+        "result_model": result.__name__ if result is not None else None,
+    }
     if implementers is not None:
         detail["implemented_by"] = implementers
     return detail
 
 
-def schemas(name: str) -> dict[str, Any]:
+def schemas(name: str) -> dict[str, object]:
     from ..hookspecs.models import EVENTS, RESULTS
 
     result = RESULTS[name]

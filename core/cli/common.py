@@ -18,8 +18,14 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from ..errors import AgentHooksError, HookError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rich.console import Console
+    from rich.text import Text
+
     from ..runtime import Runtime
     from ..settings import Settings
+    from .tables import Cell, Column
 
 
 #: ``agenthooks fire``: the call was blocked or denied (the JSON result is still printed)
@@ -94,7 +100,7 @@ def settings() -> Settings:
     return loaded
 
 
-def runtime(**options: Any) -> Runtime:
+def runtime(**options: Any) -> Runtime:  # load_runtime's keyword arguments, passed through
     """The Runtime of this invocation: settings, installed plugins, local hook files, ``--hook``.
 
     Built once per invocation (``options`` force a fresh one).
@@ -138,7 +144,7 @@ def load_error_line(err: HookError) -> str:
     return f"plugin {err.plugin!r} not loaded ({stage}): {err.message}"
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 
@@ -160,21 +166,23 @@ def load_json(text: str | bytes, source: str) -> Any:
     return value
 
 
-def echo_json(data: Any) -> None:
+def echo_json(data: object) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default) + "\n")
 
 
-def _json_default(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
+def _json_default(value: object) -> object:
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
     return str(value)
 
 
-def console(stderr: bool = False) -> Any:
+def console(stderr: bool = False) -> Console:
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
@@ -221,14 +229,14 @@ def stdout_to_stderr() -> Iterator[None]:
             os.close(saved_fd)
 
 
-def print_table(columns: Any, rows: Any, out: Any = None) -> None:
+def print_table(columns: Sequence[Column], rows: Sequence[Sequence[Cell]], out: Console | None = None) -> None:
     """A table readable at any width (see ``tables.py``); cells are literal text, never markup."""
     from .tables import print_table as render
 
     render(out or console(), columns, rows)
 
 
-def say(out: Any, line: Any) -> None:
+def say(out: Console, line: str | Text) -> None:
     """Print one line (rich markup, or a ``rich.text.Text``) on console ``out``, wrapped at spaces to
     its width with continuation lines indented (``tables.indented``), never cut at column 0."""
     from rich.text import Text

@@ -71,7 +71,7 @@ _STYLE = {"loaded": "green", "disabled": "yellow", "failed": "red", "untrusted":
 def print_rows(data: list[dict[str, Any]]) -> None:
     from rich.text import Text
 
-    from .tables import Column
+    from .tables import Cell, Column
 
     out = common.console()
     if not data:
@@ -80,7 +80,7 @@ def print_rows(data: list[dict[str, Any]]) -> None:
         return
     columns = [Column("#", right=True), Column("name"), Column("status"), Column("distribution"),
                Column("version"), Column("source"), Column("hooks", text=True), Column("reason", text=True)]
-    table = []
+    table: list[list[Cell]] = []
     for r in data:
         status = str(r.get("status", ""))
         source = str(r.get("source", ""))
@@ -95,14 +95,13 @@ def print_rows(data: list[dict[str, Any]]) -> None:
     common.print_table(columns, table, out)
 
 
-def _config_of(rt: Runtime, name: str) -> Any:
+def _config_of(rt: Runtime, name: str) -> object:
     try:
         config = rt.context(name).config
     except KeyError:
         return None
-    if hasattr(config, "model_dump"):
-        return config.model_dump(mode="json")
-    return config
+    dump = getattr(config, "model_dump", None)
+    return dump(mode="json") if callable(dump) else config
 
 
 # -- enable / disable ---------------------------------------------------------------------------

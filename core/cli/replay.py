@@ -37,6 +37,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import TextIO
+
+    from rich.console import Console
+
     from ..runtime import Runtime
 
 DECISIONS = ("denied", "blocked", "modified", "allowed", "observed")
@@ -49,7 +54,7 @@ class Entry:
 
     line: int
     hook: str | None = None
-    event: Any = None
+    event: object = None
     dialect: str | None = None
     host_event: str | None = None
     host: str | None = None
@@ -75,14 +80,14 @@ class Step:
     errors: list[str] = field(default_factory=list)
     duration_ms: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
 @dataclass
 class Replay:
     steps: list[Step]
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[dict[str, object]] = field(default_factory=list)
     notifications: list[tuple[str, str]] = field(default_factory=list)
     reports: list[str] = field(default_factory=list)
 
@@ -90,7 +95,7 @@ class Replay:
     def malformed(self) -> list[Step]:
         return [s for s in self.steps if s.decision == MALFORMED]
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, Any]:  # the --json report; print_report reads it back
         counts = Counter(s.decision for s in self.steps)
         replayed = [s for s in self.steps if s.decision != MALFORMED]
         by_plugin: dict[str, Counter[str]] = {}
@@ -151,11 +156,12 @@ def read_session(path: Path) -> list[Entry]:
 # -- replaying -------------------------------------------------------------------------------------
 
 
-def describe(hook: str, event: Any, limit: int = 90) -> str:
+def describe(hook: str, event: object, limit: int = 90) -> str:
     """A short human description of an event: the command, path, URL or prompt it is about."""
     if not isinstance(event, dict):
         return ""
-    args: dict[str, Any] = event["arguments"] if isinstance(event.get("arguments"), dict) else {}
+    arguments = event.get("arguments")
+    args: dict[str, object] = arguments if isinstance(arguments, dict) else {}
     for source in (args, event):
         for key in ("command", "cmd", "path", "file_path", "url", "prompt", "input"):
             value = source.get(key)
@@ -274,7 +280,7 @@ def plugin_reports(rt: Runtime) -> list[str]:
 # -- golden files ----------------------------------------------------------------------------------
 
 
-def expectations(steps: list[Step]) -> list[dict[str, Any]]:
+def expectations(steps: list[Step]) -> list[dict[str, object]]:
     return [{"line": s.line, "hook": s.hook, "decision": s.decision, "what": s.what} for s in steps]
 
 
@@ -282,10 +288,10 @@ def write_expect(path: Path, steps: list[Step]) -> None:
     path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in expectations(steps)), encoding="utf-8")
 
 
-def read_expect(path: Path) -> dict[int, dict[str, Any]]:
+def read_expect(path: Path) -> dict[int, dict[str, object]]:
     from .common import fail
 
-    expected: dict[int, dict[str, Any]] = {}
+    expected: dict[int, dict[str, object]] = {}
     if path.exists() and not path.is_file():  # a device or a fifo would be read without end
         fail(f"--expect {path}: not a regular file")
     try:
@@ -305,7 +311,7 @@ def read_expect(path: Path) -> dict[int, dict[str, Any]]:
     return expected
 
 
-def compare(steps: list[Step], expected: dict[int, dict[str, Any]]) -> list[str]:
+def compare(steps: list[Step], expected: Mapping[int, Mapping[str, object]]) -> list[str]:
     """Differences in hook or decision, line by line; lines missing on either side count."""
     diffs = []
     got = {s.line: s for s in steps}
@@ -328,18 +334,18 @@ _STYLE = {"blocked": "bold red", "denied": "bold red", "modified": "yellow", "al
           "observed": "dim", MALFORMED: "bold magenta"}
 
 
-def print_report(console: Any, path: Path, session_id: str, result: Replay, diffs: list[str] | None,
+def print_report(console: Console, path: Path, session_id: str, result: Replay, diffs: list[str] | None,
                  expect_path: Path | None) -> None:
     from rich.markup import escape
     from rich.text import Text
 
     from .common import print_table
-    from .tables import Column
+    from .tables import Cell, Column
 
     console.print(f"replay of {escape(str(path))}", soft_wrap=True)
     columns = [Column("line", right=True), Column("hook"), Column("decision"), Column("answered"),
                Column("event", text=True), Column("note", text=True), Column("detail", text=True)]
-    rows = []
+    rows: list[list[Cell]] = []
     for s in result.steps:
         changed = ", ".join(s.changed) if s.decision == "modified" else ""
         detail = "; ".join(x for x in (s.reason or "", changed, "; ".join(s.errors)) if x)
@@ -391,7 +397,7 @@ PROGRESS_EVERY = 1.0
 class Progress:
     """``replaying FILE: N/TOTAL events`` on stderr, at most every PROGRESS_EVERY seconds."""
 
-    def __init__(self, path: Path, stream: Any = None, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, path: Path, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         import sys
 
         self.path, self.stream, self.clock = path, stream or sys.stderr, clock

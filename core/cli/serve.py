@@ -62,7 +62,7 @@ def _describe(st: dict[str, Any]) -> list[str]:
     return lines
 
 
-def register(app: Any) -> None:
+def register(app: typer.Typer) -> None:
     """Add ``serve`` to the typer app."""
     serve_app = typer.Typer(help="Keep the plugins loaded in one warm server that hosts talk to (docs/serve.md).",
                             invoke_without_command=True, no_args_is_help=False)

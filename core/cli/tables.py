@@ -17,9 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 GAP = 2
 #: joins words that must stay on one line ("pluggy 1.7.0"); printed as a plain space
@@ -169,7 +172,7 @@ def _records(columns: Sequence[Column], rows: Sequence[Sequence[Cell]], width: i
     return out
 
 
-def print_table(console: Any, columns: Sequence[Column], rows: Sequence[Sequence[Cell]],
+def print_table(console: Console, columns: Sequence[Column], rows: Sequence[Sequence[Cell]],
                 width: int | None = None) -> None:
     """Print the table on a rich console, laid out for ``width`` (default: the console's)."""
     for line in layout(columns, rows, width or console.width):

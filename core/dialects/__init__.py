@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from ..runtime import Outcome, Runtime
@@ -62,7 +62,7 @@ def get_dialect(name: str) -> Dialect:
     return cast("Dialect", module.DIALECT)
 
 
-def fire_dialect(rt: Runtime, dialect: str, name: str, payload: Any) -> Outcome:
+def fire_dialect(rt: Runtime, dialect: str, name: str, payload: object) -> Outcome:
     """Fire the seed hook ``name`` of ``dialect`` with the seed-shaped ``payload``.
 
     Raises :class:`~agent_hooks_core.errors.UnknownHookError` for a name the dialect does not have
@@ -75,7 +75,7 @@ def fire_dialect(rt: Runtime, dialect: str, name: str, payload: Any) -> Outcome:
     return outcome
 
 
-async def afire_dialect(rt: Runtime, dialect: str, name: str, payload: Any) -> Outcome:
+async def afire_dialect(rt: Runtime, dialect: str, name: str, payload: object) -> Outcome:
     """Like :func:`fire_dialect`, through :meth:`Runtime.afire`."""
     d, call = _translate(dialect, name, payload)
     with _in_host_words(d, call):
@@ -84,7 +84,7 @@ async def afire_dialect(rt: Runtime, dialect: str, name: str, payload: Any) -> O
     return outcome
 
 
-def _translate(dialect: str, name: str, payload: Any) -> tuple[Dialect, Call]:
+def _translate(dialect: str, name: str, payload: object) -> tuple[Dialect, Call]:
     d = get_dialect(dialect)
     return d, d.translate(name, payload)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import AgentHooksError, PayloadError, UnknownHookError
 from ..hookspecs.catalogue import HOOKS
@@ -27,13 +27,13 @@ class Call:
     """the seed name the host used (for pi-agent's ``session`` event: ``session:<reason>``)"""
     hook: str
     """the canonical hook"""
-    payload: dict[str, Any]
+    payload: dict[str, object]
     """the canonical payload"""
-    original: Any
+    original: object
     """the payload as the host gave it"""
     reduction: type[Reduction] | None = None
     """a dialect-specific combination rule, or None for the canonical one"""
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, object] = field(default_factory=dict)
 
 
 def seed_names(*systems: str) -> dict[str, str]:
@@ -71,17 +71,17 @@ class Dialect:
         except (KeyError, TypeError):
             raise UnknownHookError(self.unknown(name)) from None
 
-    def unknown(self, name: Any) -> str:
+    def unknown(self, name: object) -> str:
         import difflib
 
         close = difflib.get_close_matches(str(name), list(self.names), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         return f"unknown {self.name} hook {name!r}{hint}; `agenthooks hooks` lists the names per system"
 
-    def translate(self, name: str, payload: Any) -> Call:
+    def translate(self, name: str, payload: object) -> Call:
         raise NotImplementedError
 
-    def native(self, call: Call, outcome: Outcome) -> Any:
+    def native(self, call: Call, outcome: Outcome) -> object:
         raise NotImplementedError
 
     def native_key(self, hook: str, key: str) -> str:
@@ -110,7 +110,7 @@ class Dialect:
         return exc
 
 
-def require_object(dialect: str, name: str, payload: Any) -> dict[str, Any]:
+def require_object(dialect: str, name: str, payload: object) -> dict[str, object]:
     """``payload`` as a dict (None -> {}); PayloadError for anything else."""
     if payload is None:
         return {}
@@ -136,14 +136,14 @@ def camel(key: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-def camel_keys(value: Any) -> Any:
+def camel_keys(value: object) -> object:
     """A dict with its own keys in camelCase (one level: nested host data is left alone)."""
     if isinstance(value, dict):
         return {camel(k) if isinstance(k, str) else k: v for k, v in value.items()}
     return value
 
 
-def text_of(content: Any) -> str | None:
+def text_of(content: object) -> str | None:
     """The text blocks of pi content (``[{type: "text", text}]``) joined, or None if it has none."""
     if not isinstance(content, list):
         return None

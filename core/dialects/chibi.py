@@ -12,7 +12,7 @@ payloads) is used by :mod:`agent_hooks_core.dialects.chibi_plugins`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..hookspecs._fields import RESULT_FIELDS
 from ..hookspecs.catalogue import BY_NAME
@@ -81,12 +81,12 @@ class ChibiDialect(Dialect):
     shapes = SHAPES
     observe_shape = "`{}`"
 
-    def translate(self, name: str, payload: Any) -> Call:
+    def translate(self, name: str, payload: object) -> Call:
         hook = self.resolve(name)
         data = dict(require_object(self.name, name, payload))
         return Call(self.name, name, hook, data, payload)
 
-    def native(self, call: Call, outcome: Outcome) -> dict[str, Any]:
+    def native(self, call: Call, outcome: Outcome) -> dict[str, object]:
         return chibi_answer(call.hook, outcome.data, call.payload)
 
 
@@ -97,7 +97,7 @@ CHIBI_NAMES: dict[str, str] = DIALECT.names
 CANONICAL_TO_CHIBI: dict[str, str] = {hook: name for name, hook in CHIBI_NAMES.items()}
 
 
-def chibi_answer(hook: str, data: dict[str, Any] | None, payload: dict[str, Any]) -> dict[str, Any]:
+def chibi_answer(hook: str, data: dict[str, object] | None, payload: dict[str, object]) -> dict[str, object]:
     """The combined canonical result ``data`` of ``hook`` as one chibi answer.
 
     ``payload`` is the canonical payload the call started from (pre_api_request's answer is the
@@ -117,15 +117,17 @@ def chibi_answer(hook: str, data: dict[str, Any] | None, payload: dict[str, Any]
         return {"output": text} if text is not None else {}
     if hook == "pre_api_tools":
         if "include" in data:
-            return {"include": [_tool_name(t) for t in data.get("tools", ())]}
-        return {"exclude": list(data["exclude"])} if data.get("exclude") else {}
+            tools = data.get("tools", ())
+            return {"include": [_tool_name(t) for t in (tools if isinstance(tools, (list, tuple)) else ())]}
+        exclude = data.get("exclude")
+        return {"exclude": list(exclude)} if isinstance(exclude, (list, tuple)) and exclude else {}
     if hook == "pre_api_request":
         if "request_body" not in data:
             return {}
         patch = _top_level_patch(payload.get("request_body"), data["request_body"])
         return {"request_body": patch} if patch else {}
     if hd.fuel:
-        answer: dict[str, Any] = {}
+        answer: dict[str, object] = {}
         if data.get("fallback_source") == hook and "fallback" in data:
             answer["fallback"] = data["fallback"]
         for name in ("fuel", "fuel_delta"):
@@ -140,11 +142,11 @@ def chibi_answer(hook: str, data: dict[str, Any] | None, payload: dict[str, Any]
     return {name: data[name] for name in fields if name in data and data[name] is not None}
 
 
-def _tool_name(tool: Any) -> Any:
+def _tool_name(tool: object) -> object:
     return tool.get("name") if isinstance(tool, dict) else tool
 
 
-def _top_level_patch(before: Any, after: Any) -> dict[str, Any]:
+def _top_level_patch(before: object, after: object) -> dict[str, object]:
     """The fields of ``after`` that differ from ``before``; removed fields as null."""
     if not isinstance(after, dict):
         return {}
@@ -157,7 +159,7 @@ def _top_level_patch(before: Any, after: Any) -> dict[str, Any]:
 # -- chibi subprocess plugins: their answers and payloads ----------------------------------------
 
 
-def from_chibi_answer(hook: str, answer: dict[str, Any]) -> dict[str, Any] | None:
+def from_chibi_answer(hook: str, answer: dict[str, object]) -> dict[str, object] | None:
     """A chibi plugin's answer as a canonical answer: None for observe hooks.
 
     Fields the canonical result does not know are dropped, as chibi ignores them; so are fields
@@ -170,7 +172,7 @@ def from_chibi_answer(hook: str, answer: dict[str, Any]) -> dict[str, Any] | Non
     return {k: v for k, v in answer.items() if k in spec and k not in computed}
 
 
-def to_chibi_payload(hook: str, event: dict[str, Any]) -> dict[str, Any]:
+def to_chibi_payload(hook: str, event: dict[str, object]) -> dict[str, object]:
     """A canonical event as the JSON a chibi plugin expects for ``hook``.
 
     The canonical payload is chibi's, plus fields other hosts send; pre_tool_output from a pi

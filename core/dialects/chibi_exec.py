@@ -28,7 +28,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
@@ -59,7 +59,7 @@ def default_runtime(hook_paths: list[str] | None = None, settings_path: str | No
     """The enabled plugins, as the settings say (user, then project), plus ``--hook`` files."""
     from ..runtime import Runtime
 
-    options: dict[str, Any] = {}
+    options: dict[str, object] = {}
     if hook_paths:
         options["hook_paths"] = hook_paths
     if settings_path:
@@ -97,7 +97,7 @@ def parse_args(args: list[str]) -> tuple[bool, list[str], str | None]:
     return want_schema, hooks, settings
 
 
-def schema(rt: Runtime) -> dict[str, Any]:
+def schema(rt: Runtime) -> dict[str, object]:
     """The chibi schema of ``rt``: the chibi names of the hooks its plugins implement."""
     from .chibi import CHIBI_NAMES
 
@@ -110,7 +110,7 @@ def schema(rt: Runtime) -> dict[str, Any]:
     }
 
 
-def fail_closed_answer(hook: str | None, message: str) -> dict[str, Any]:
+def fail_closed_answer(hook: str | None, message: str) -> dict[str, object]:
     """What to answer when the call could not be made: a block/denial where the hook fails closed."""
     from ..hookspecs.catalogue import BY_NAME
 
@@ -123,7 +123,7 @@ def fail_closed_answer(hook: str | None, message: str) -> dict[str, Any]:
     return {"block": True, "message": reason}
 
 
-def read_payload(stdin: TextIO, environ: Mapping[str, str]) -> Any:
+def read_payload(stdin: TextIO, environ: Mapping[str, str]) -> object:
     """The hook payload: stdin (seed 001), else ``CHIBI_HOOK_DATA`` (seed 000); {} when neither."""
     text = ""
     try:
@@ -204,7 +204,7 @@ def _main(args: list[str], runtime_factory: RuntimeFactory | None, stdin: TextIO
     return 0
 
 
-def _answer(hook_name: str, stdin: TextIO, factory: RuntimeFactory, say: Callable[[str], None]) -> dict[str, Any]:
+def _answer(hook_name: str, stdin: TextIO, factory: RuntimeFactory, say: Callable[[str], None]) -> dict[str, object]:
     from .chibi import CHIBI_NAMES
 
     hook = CHIBI_NAMES.get(hook_name)

@@ -26,7 +26,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from ..errors import HookError, HookTimeout
 from ..fileio import atomic_write
@@ -120,7 +120,7 @@ def run_plugin(path: str, args: list[str], env: dict[str, str], stdin: bytes, ti
     return out.decode("utf-8", "replace")
 
 
-def parse_object(text: str, what: str) -> dict[str, Any] | None:
+def parse_object(text: str, what: str) -> dict[str, object] | None:
     """The JSON object printed by a plugin (``null`` -> None); ChibiPluginError for anything else."""
     stripped = text.strip()
     if not stripped:
@@ -155,20 +155,20 @@ class ChibiPlugin:
     def __repr__(self) -> str:
         return f"<chibi plugin {self._name} {self._path}>"
 
-    def _impl(self, chibi_name: str, hook: str) -> Callable[[Any], Any]:
-        def handler(event: Any) -> Any:
+    def _impl(self, chibi_name: str, hook: str) -> Callable[[dict[str, object]], object]:
+        def handler(event: dict[str, object]) -> object:
             return self.call(chibi_name, hook, event)
 
         handler.__name__ = hook
         handler.__qualname__ = f"{self._name}.{hook}"
-        return cast("Callable[..., Any]", hookimpl(tryfirst=True)(handler))
+        return cast("Callable[[dict[str, object]], object]", hookimpl(tryfirst=True)(handler))
 
     def timeout(self, hook: str) -> float | None:
         if not isinstance(self._timeout, _FollowRuntime):
             return self._timeout
         return self._rt._timeout(BY_NAME[hook])
 
-    def call(self, chibi_name: str, hook: str, event: dict[str, Any]) -> dict[str, Any] | None:
+    def call(self, chibi_name: str, hook: str, event: dict[str, object]) -> dict[str, object] | None:
         """Run the executable for one hook call; its answer as a canonical answer."""
         data = json.dumps(to_chibi_payload(hook, event), default=str)
         env = dict(os.environ)
@@ -196,7 +196,7 @@ class SchemaCache:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or _cache_file()
-        self.entries: dict[str, Any] = {}
+        self.entries: dict[str, object] = {}
         self.dirty = False
         try:
             loaded = json.loads(self.path.read_text(encoding="utf-8"))
@@ -209,13 +209,13 @@ class SchemaCache:
     def _key(st: os.stat_result) -> list[int]:
         return [st.st_mtime_ns, st.st_size]
 
-    def get(self, path: str, st: os.stat_result) -> dict[str, Any] | None:
+    def get(self, path: str, st: os.stat_result) -> dict[str, object] | None:
         entry = self.entries.get(path)
         if isinstance(entry, dict) and entry.get("key") == self._key(st) and isinstance(entry.get("schema"), dict):
-            return cast("dict[str, Any]", entry["schema"])
+            return cast("dict[str, object]", entry["schema"])
         return None
 
-    def put(self, path: str, st: os.stat_result, schema: dict[str, Any]) -> None:
+    def put(self, path: str, st: os.stat_result, schema: dict[str, object]) -> None:
         self.entries[path] = {"key": self._key(st), "schema": schema}
         self.dirty = True
 
@@ -229,7 +229,7 @@ class SchemaCache:
             pass  # a cache that cannot be written costs time, not correctness
 
 
-def read_schema(path: str, timeout: float = SCHEMA_TIMEOUT, cwd: str | None = None) -> dict[str, Any]:
+def read_schema(path: str, timeout: float = SCHEMA_TIMEOUT, cwd: str | None = None) -> dict[str, object]:
     """Run ``path --schema``; the schema, or ChibiPluginError naming what is wrong."""
     env = dict(os.environ)
     env.pop("CHIBI_HOOK", None)
@@ -318,7 +318,8 @@ def _load_one(rt: Runtime, path: Path, schemas: SchemaCache, timeout: float | _F
     info.description = str(schema.get("description") or "")
     hooks: dict[str, str] = {}
     unknown = []
-    for chibi_name in schema.get("hooks", []):
+    listed = schema.get("hooks", [])  # read_schema checked: a list of names
+    for chibi_name in [h for h in listed if isinstance(h, str)] if isinstance(listed, list) else []:
         hook = CHIBI_NAMES.get(chibi_name)
         if hook is None:
             unknown.append(chibi_name)

@@ -8,7 +8,7 @@ in this dialect only; firing canonically, or in the pi dialect, is untouched.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..reducer import Reduction
 from .pi import SHAPES as PI_SHAPES
@@ -26,9 +26,9 @@ class LastResultReduction(Reduction):
     closed: both come from :class:`Reduction`, which this class runs on an empty result per answer.
     """
 
-    _fields: dict[str, Any] | None = None
+    _fields: dict[str, object] | None = None
 
-    def accept(self, plugin: str, answer: Any) -> bool:
+    def accept(self, plugin: str, answer: object) -> bool:
         previous, self.result, self._fields = self.result, {}, None
         stop = super().accept(plugin, answer)
         if not stop:
@@ -46,7 +46,7 @@ class LastResultReduction(Reduction):
             self.result = previous
         return stop
 
-    def _apply_chain(self, fields: dict[str, Any]) -> None:
+    def _apply_chain(self, fields: dict[str, object]) -> None:
         self._fields = fields
         for name in self.hd.chain:  # into the result only: the next handler sees the original
             if name in fields:
@@ -97,21 +97,21 @@ class OmpDialect(PiDialect):
     rules = RULES
     notes = NOTES
 
-    def reduction(self, hook: str) -> Any:
+    def reduction(self, hook: str) -> type[Reduction] | None:
         return LastResultReduction if hook in LAST_RESULT_HOOKS else None
 
-    def _native_before_agent_start(self, call: Call, outcome: Outcome, data: dict[str, Any]) -> Any:
+    def _native_before_agent_start(self, call: Call, outcome: Outcome, data: dict[str, object]) -> object:
         messages = data.get("messages")
-        return {"message": _camel_message(messages[0])} if messages else None
+        return {"message": _camel_message(messages[0])} if isinstance(messages, list) and messages else None
 
-    def _native_pre_tool(self, call: Call, outcome: Outcome, data: dict[str, Any]) -> Any:
+    def _native_pre_tool(self, call: Call, outcome: Outcome, data: dict[str, object]) -> object:
         if data.get("block"):
             return {"block": True, "reason": data.get("reason") or data.get("message") or "blocked"}
         native = {name: data[name] for name in ("block", "reason") if name in data}
         return native or None
 
 
-def _camel_message(message: Any) -> Any:
+def _camel_message(message: object) -> object:
     from ._base import camel_keys
 
     return camel_keys(message)

@@ -18,12 +18,13 @@ hook, :data:`NOTES` what else differs from the canonical call (docs/dialects.md 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import PayloadError
 from ._base import Call, Dialect, camel, camel_keys, require_object, snake
 
 if TYPE_CHECKING:
+    from ..reducer import Reduction
     from ..runtime import Outcome
 
 #: (canonical hook, pi key) -> canonical key, where the generic camelCase -> snake_case is not it
@@ -76,7 +77,7 @@ class PiDialect(Dialect):
     #: a host may rewrite a tool call's arguments in place (pi yes, omp no)
     mutable_input = True
 
-    def translate(self, name: str, payload: Any) -> Call:
+    def translate(self, name: str, payload: object) -> Call:
         data = require_object(self.name, name, payload)
         if name == "session":
             reason = data.get("reason")
@@ -92,13 +93,13 @@ class PiDialect(Dialect):
             data = {k: v for k, v in data.items() if k != "reason"}  # the discriminator, like `type`
         else:
             hook = self.resolve(name)
-        canonical: dict[str, Any] = {}
+        canonical: dict[str, object] = {}
         for key, value in data.items():
             if key == "type":
                 continue
             canonical[RENAMES.get((hook, key)) or snake(key)] = value
-        if hook == "pre_tool" and not self.mutable_input and isinstance(canonical.get("arguments"), dict):
-            canonical["arguments"] = dict(canonical["arguments"])
+        if hook == "pre_tool" and not self.mutable_input and isinstance(arguments := canonical.get("arguments"), dict):
+            canonical["arguments"] = dict(arguments)
         return Call(self.name, name, hook, canonical, payload, self.reduction(hook))
 
     def native_key(self, hook: str, key: str) -> str:
@@ -107,10 +108,10 @@ class PiDialect(Dialect):
     def _session_reasons(self) -> list[str]:
         return [n.partition(":")[2] for n in self.names if n.startswith("session:")]
 
-    def reduction(self, hook: str) -> Any:
+    def reduction(self, hook: str) -> type[Reduction] | None:
         return None
 
-    def native(self, call: Call, outcome: Outcome) -> Any:
+    def native(self, call: Call, outcome: Outcome) -> object:
         data = outcome.data
         if data is None:
             return None
@@ -122,35 +123,36 @@ class PiDialect(Dialect):
 
     # -- per hook ------------------------------------------------------------------------------
 
-    def _native_pre_message(self, call: Call, outcome: Outcome, data: dict[str, Any]) -> Any:
+    def _native_pre_message(self, call: Call, outcome: Outcome, data: dict[str, object]) -> object:
         if data.get("handled") or data.get("block"):
             return {"action": "handled"}
         if "prompt" in data or "images" in data:
-            native: dict[str, Any] = {"action": "transform", "text": outcome.event.get("prompt")}
+            native: dict[str, object] = {"action": "transform", "text": outcome.event.get("prompt")}
             if "images" in data:  # omitted: pi keeps the original images
                 native["images"] = data["images"]
             return native
         return {"action": "continue"}
 
-    def _native_before_agent_start(self, call: Call, outcome: Outcome, data: dict[str, Any]) -> Any:
-        native: dict[str, Any] = {}
+    def _native_before_agent_start(self, call: Call, outcome: Outcome, data: dict[str, object]) -> object:
+        native: dict[str, object] = {}
         if "system_prompt" in data:
             native["systemPrompt"] = data["system_prompt"]
-        if data.get("messages"):
-            native["messages"] = [camel_keys(m) for m in data["messages"]]
+        messages = data.get("messages")
+        if isinstance(messages, list) and messages:
+            native["messages"] = [camel_keys(m) for m in messages]
         return native or None
 
-    def _native_pre_llm_context(self, call: Call, outcome: Outcome, data: dict[str, Any]) -> Any:
+    def _native_pre_llm_context(self, call: Call, outcome: Outcome, data: dict[str, object]) -> object:
         return {"messages": data["messages"]} if "messages" in data else None
 
-    def _native_pre_tool(self, call: Call, outcome: Outcome, data: dict[str, Any]) -> Any:
+    def _native_pre_tool(self, call: Call, outcome: Outcome, data: dict[str, object]) -> object:
         if data.get("block"):
             return {"block": True, "reason": data.get("reason") or data.get("message") or "blocked"}
         if self.mutable_input and "arguments" in data:
             self._rewrite_input(call, data["arguments"])
         return None
 
-    def _rewrite_input(self, call: Call, arguments: Any) -> None:
+    def _rewrite_input(self, call: Call, arguments: object) -> None:
         """pi hands handlers the event; a handler's changes to ``event.input`` are what runs."""
         original = call.original
         if isinstance(original, dict) and isinstance(original.get("input"), dict) and isinstance(arguments, dict):
@@ -159,11 +161,11 @@ class PiDialect(Dialect):
                 target.clear()
                 target.update(arguments)
 
-    def _native_pre_tool_output(self, call: Call, outcome: Outcome, data: dict[str, Any]) -> Any:
+    def _native_pre_tool_output(self, call: Call, outcome: Outcome, data: dict[str, object]) -> object:
         if data.get("block"):
             message = data.get("message") or data.get("reason") or ""
             return {"content": [{"type": "text", "text": message}]}
-        native: dict[str, Any] = {}
+        native: dict[str, object] = {}
         if "content" in data:
             native["content"] = data["content"]
         elif "output" in data:

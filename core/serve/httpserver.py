@@ -39,11 +39,22 @@ import socketserver
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from ..transports import dispatch
 from .service import RequestError, Service
+
+if TYPE_CHECKING:
+    from .peers import Caps
+
+
+class Owner(Protocol):
+    """The server a listener belongs to (:class:`.server.Server`): what ``/status`` and
+    ``/shutdown`` ask of it."""
+
+    def status(self) -> dict[str, object]: ...
+    def request_stop(self) -> None: ...
 
 log = logging.getLogger("agent_hooks.serve")
 
@@ -67,7 +78,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "agent-hooks"
     sys_version = ""
-    server: Any  # TCPServer or UnixServer, both with .service, .token, .tcp, .on_shutdown
+    server: TCPServer | UnixServer
     timeout = IDLE_TIMEOUT  # per read: an idle keep-alive connection ends
 
     # -- plumbing -------------------------------------------------------------------------------
@@ -83,7 +94,7 @@ class Handler(BaseHTTPRequestHandler):
     def address_string(self) -> str:
         return str(self.client_address[0]) if self.client_address else "unix"
 
-    def log_message(self, format: str, *args: Any) -> None:
+    def log_message(self, format: str, *args: object) -> None:
         log.debug("%s %s", self.address_string(), format % args)
 
     def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None,
@@ -241,7 +252,7 @@ class _Bounded:
     """Connection caps, read deadlines and EMFILE shedding for both listeners."""
 
     socket: _Sock
-    caps: Any
+    caps: Caps
 
     def _bounded_init(self) -> None:
         from .peers import Caps
@@ -280,7 +291,7 @@ class _Bounded:
 
     # caps -----------------------------------------------------------------------------------
 
-    def verify_request(self, request: Any, client_address: Any) -> bool:
+    def verify_request(self, request: Any, client_address: Any) -> bool:  # socketserver's own types
         from .peers import own_uid, peer_key
 
         key, uid = peer_key(request, client_address)
@@ -349,14 +360,14 @@ class TCPServer(_Bounded, ThreadingHTTPServer):
     allow_reuse_address = True  # restart while old connections are in TIME_WAIT (never shares a listener on Linux)
     tcp = True
 
-    def __init__(self, address: tuple[str, int], service: Service, token: str, owner: Any) -> None:
+    def __init__(self, address: tuple[str, int], service: Service, token: str, owner: Owner) -> None:
         super().__init__(address, TCPHandler)
         self.service = service
         self.token = token
         self.owner = owner
         self._bounded_init()
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, object]:
         return dict(self.owner.status())
 
     def on_shutdown(self) -> None:
@@ -369,13 +380,13 @@ class UnixServer(_Bounded, socketserver.ThreadingMixIn, socketserver.UnixStreamS
     tcp = False
     token = ""
 
-    def __init__(self, path: str, service: Service, owner: Any) -> None:
+    def __init__(self, path: str, service: Service, owner: Owner) -> None:
         super().__init__(path, Handler)
         self.service = service
         self.owner = owner
         self._bounded_init()
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, object]:
         return dict(self.owner.status())
 
     def on_shutdown(self) -> None:

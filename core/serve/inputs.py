@@ -20,7 +20,10 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..runtime import Runtime
 
 #: how often a watcher thread looks (a change is picked up within a second)
 POLL_SECONDS = 0.25
@@ -36,7 +39,7 @@ def _stat(path: str | os.PathLike[str]) -> tuple[int, int, int, int] | None:
     return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode)
 
 
-def watched(rt: Any, cwd: str, settings: str | None) -> list[str]:
+def watched(rt: Runtime | None, cwd: str, settings: str | None) -> list[str]:
     """The files and directories ``rt`` (None: a runtime not built yet) was built from."""
     from .. import trust
     from ..settings import (
@@ -72,11 +75,11 @@ def watched(rt: Any, cwd: str, settings: str | None) -> list[str]:
     return list(seen)
 
 
-def stamp(files: list[str]) -> tuple[Any, ...]:
+def stamp(files: list[str]) -> tuple[object, ...]:
     return tuple(_stat(f) for f in files)
 
 
-def stamp_of(rt: Any, cwd: str, settings: str | None) -> tuple[Any, ...]:
+def stamp_of(rt: Runtime | None, cwd: str, settings: str | None) -> tuple[object, ...]:
     """What the runtime for ``cwd`` was (or would be) built from, as stat results."""
     from ..settings import find_project_root
 
@@ -84,7 +87,7 @@ def stamp_of(rt: Any, cwd: str, settings: str | None) -> tuple[Any, ...]:
     return (str(find_project_root(cwd)), tuple(files), *stamp(files))
 
 
-def policy_hash(rt: Any, cwd: str, settings: str | None) -> str:
+def policy_hash(rt: Runtime | None, cwd: str, settings: str | None) -> str:
     """A short content hash of the policy ``rt`` enforces (see the module docstring)."""
     digest = hashlib.sha256()
     for path in watched(rt, cwd, settings):

@@ -20,7 +20,7 @@ import os
 import threading
 from typing import Any
 
-from ..runtime import Runtime
+from ..runtime import Outcome, Runtime
 from . import inputs
 from .pool import Entry, successor
 
@@ -58,8 +58,8 @@ class LiveRuntime:
         """The content hash of the policy in force (as ``serve status`` shows it)."""
         return self._entry.policy
 
-    def fire(self, hook: str, payload: Any = None, **kwargs: Any) -> Any:
+    def fire(self, hook: str, payload: object = None, **kwargs: Any) -> Outcome:
         return self.runtime.fire(hook, payload, **kwargs)
 
-    async def afire(self, hook: str, payload: Any = None, **kwargs: Any) -> Any:
+    async def afire(self, hook: str, payload: object = None, **kwargs: Any) -> Outcome:
         return await self.runtime.afire(hook, payload, **kwargs)

@@ -17,7 +17,6 @@ import socket
 import struct
 import sys
 import threading
-from typing import Any
 
 #: connections open at once, per listener
 MAX_CONNECTIONS = 256
@@ -70,7 +69,7 @@ def unix_peer_uid(sock: socket.socket) -> int | None:
     return int(struct.unpack("3i", creds)[1])
 
 
-def peer_key(sock: socket.socket, address: Any) -> tuple[str, int | None]:
+def peer_key(sock: socket.socket, address: object) -> tuple[str, int | None]:
     """(what the per-peer cap counts, the peer's uid if known)."""
     uid = unix_peer_uid(sock) if sock.family == socket.AF_UNIX else tcp_peer_uid(sock)
     if uid is not None:

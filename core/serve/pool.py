@@ -58,8 +58,8 @@ class RequestState:
         self.has_ui = bool(ui is not None) if has_ui is None else bool(has_ui)
         self.session_id = options.get("session_id")
         self.session_file = options.get("session_file")
-        self.outbox: list[dict[str, Any]] = []
-        self.entries: list[dict[str, Any]] = []
+        self.outbox: list[dict[str, object]] = []
+        self.entries: list[dict[str, object]] = []
         self.loop_state = loop_state
 
 
@@ -67,13 +67,13 @@ _CURRENT: ContextVar[RequestState | None] = ContextVar("agent_hooks_serve_reques
 
 
 def _per_request(name: str) -> property:
-    def get(self: Runtime) -> Any:
+    def get(self: Runtime) -> object:
         state = _CURRENT.get()
         if state is not None and state.rt is self:
             return getattr(state, name)
         return self.__dict__[name]
 
-    def put(self: Runtime, value: Any) -> None:
+    def put(self: Runtime, value: object) -> None:
         state = _CURRENT.get()
         if state is not None and state.rt is self:
             setattr(state, name, value)
@@ -96,7 +96,7 @@ class PooledRuntime(Runtime):
 
 
 class Entry:
-    def __init__(self, rt: Runtime, stamp: tuple[Any, ...], built: float, policy: str = "") -> None:
+    def __init__(self, rt: Runtime, stamp: tuple[object, ...], built: float, policy: str = "") -> None:
         self.rt = rt
         self.stamp = stamp
         self.built = built
@@ -218,16 +218,16 @@ class Pool:
     def __init__(self, idle: float = IDLE_SECONDS, max_entries: int = MAX_ENTRIES) -> None:
         self.idle = idle
         self.max_entries = max_entries
-        self.entries: OrderedDict[tuple[Any, ...], Entry] = OrderedDict()
-        self.where: dict[tuple[Any, ...], tuple[str, str | None]] = {}
+        self.entries: OrderedDict[tuple[object, ...], Entry] = OrderedDict()
+        self.where: dict[tuple[object, ...], tuple[str, str | None]] = {}
         self.lock = threading.Lock()
-        self.key_locks: dict[tuple[Any, ...], threading.Lock] = {}
+        self.key_locks: dict[tuple[object, ...], threading.Lock] = {}
         self.builds = 0
         self.last_reload: float | None = None
         self.last_error: str | None = None
 
     @staticmethod
-    def key(options: dict[str, Any]) -> tuple[Any, ...]:
+    def key(options: dict[str, Any]) -> tuple[object, ...]:
         rest = {k: v for k, v in options.items() if k not in PER_REQUEST}
         return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in rest.items()))
 

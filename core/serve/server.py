@@ -18,10 +18,14 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import paths
+
+if TYPE_CHECKING:
+    from .httpserver import TCPServer, UnixServer
 
 log = logging.getLogger("agent_hooks.serve")
 
@@ -92,14 +96,14 @@ class Server:
         self.port = paths.port() if port is None else port
         self.http_enabled = http_enabled
         self.stop_event = threading.Event()
-        self.listeners: list[Any] = []
+        self.listeners: list[TCPServer | UnixServer] = []
         self.http_address: str | None = None
         self.http_problem: str | None = None
         self.socket_path = paths.socket_path()
         self._socket_id: tuple[int, int] | None = None
         self._lock_fd: int | None = None
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, object]:
         data = self.service.status()
         data.update({"pid": os.getpid(), "socket": str(self.socket_path), "http": self.http_address,
                      "http_problem": self.http_problem, "python": sys.executable,
@@ -157,7 +161,7 @@ class Server:
             self.close()
             raise
 
-    def _bind_unix(self) -> Any:
+    def _bind_unix(self) -> UnixServer:
         from .httpserver import UnixServer
 
         try:
@@ -273,7 +277,7 @@ def setup_logging(verbose: bool = False) -> Path:
 
 
 def run(port: int | None = None, http_enabled: bool = True, verbose: bool = False,
-        ready: Any = None) -> int:
+        ready: Callable[[Server], object] | None = None) -> int:
     """Serve in the foreground until ``serve stop``, SIGTERM or SIGINT. Returns the exit code."""
     try:
         setup_logging(verbose)

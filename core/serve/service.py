@@ -16,7 +16,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..bridges import registry
 from ..bridges.base import CommandOptions, HostAdapter, HostAnswer, UsageError
@@ -24,6 +24,12 @@ from ..transports import dispatch
 from ..transports.process import default_runtime_factory
 from .pool import Pool
 from .stats import Stats
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from ..runtime import Runtime
+    from .workers import Workers
 
 MAX_DEADLINE = 55.0
 
@@ -39,7 +45,7 @@ class RequestError(Exception):
 
 
 class Service:
-    def __init__(self, pool: Pool | None = None, deadline: float | None = None, workers: Any = None) -> None:
+    def __init__(self, pool: Pool | None = None, deadline: float | None = None, workers: Workers | None = None) -> None:
         self.pool = pool or Pool()
         #: the worker processes (.workers.Workers); None: answer in this process
         self.workers = workers
@@ -95,6 +101,8 @@ class Service:
                                        deadline, lambda: adapter.failure(name, late))
         from .workers import WorkerGone
 
+        if self.workers is None:  # not reached: without workers the work is threaded
+            return adapter.failure(name, "no worker to answer")
         try:
             reply = self.workers.call({"op": "host", "host": host, "args": list(args)}, raw, deadline)
         except WorkerGone as exc:
@@ -113,12 +121,12 @@ class Service:
             return self.deadline
         return min(float(adapter.answer_deadline), MAX_DEADLINE)
 
-    def _builder(self, options: CommandOptions) -> Any:
+    def _builder(self, options: CommandOptions) -> Callable[[dict[str, Any]], Runtime]:
         """``build(runtime_options)`` for dispatch.answer: the pooled runtime, with this request's
         state installed until the work ends (:func:`_scoped` closes it)."""
         pool = self.pool
 
-        def build(runtime_options: dict[str, Any]) -> Any:
+        def build(runtime_options: dict[str, Any]) -> Runtime:
             full = {**runtime_options, "hooks": list(options.hooks), "settings": options.settings}
             scope = pool.request(full, lambda o: default_runtime_factory(**o))
             rt = scope.__enter__()
@@ -152,7 +160,7 @@ class Service:
 
     # -- canonical fire -------------------------------------------------------------------------
 
-    def fire(self, raw: bytes) -> dict[str, Any]:
+    def fire(self, raw: bytes) -> dict[str, object]:
         """``{"hook", "payload", "dialect"?, "cwd"?, "session_id"?, "hooks"?, "settings"?}`` -> Outcome."""
         start = time.monotonic()
         self._fire_options(raw)  # a bad request is refused here, before any worker is busy with it
@@ -201,7 +209,7 @@ class Service:
                    else None}
         return request, options
 
-    def fire_inline(self, raw: bytes) -> dict[str, Any]:
+    def fire_inline(self, raw: bytes) -> dict[str, object]:
         """The Outcome of one ``/fire`` request, computed in this process (in a worker)."""
         request, options = self._fire_options(raw)
         try:
@@ -247,7 +255,7 @@ class Service:
 
 
 # the pool scope entered by build() in the request thread, closed when the work ends
-_SCOPES: contextvars.ContextVar[Any] = contextvars.ContextVar("agent_hooks_serve_scope", default=None)
+_SCOPES: contextvars.ContextVar[AbstractContextManager[Runtime] | None] = contextvars.ContextVar("agent_hooks_serve_scope", default=None)
 
 
 def _scoped(work: Callable[[], T]) -> T:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from typing import Any
 
 #: latencies kept for the percentiles (the most recent ones)
 WINDOW = 10_000
@@ -34,7 +33,7 @@ class Stats:
         with self.lock:
             self.rejected += 1
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> dict[str, object]:
         with self.lock:
             lat = sorted(self.latencies)
             return {

@@ -28,14 +28,15 @@ import queue
 import re
 import sys
 import threading
-from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import IO, TYPE_CHECKING
 
 from ..context import NoUI
 
 if TYPE_CHECKING:
     from ..bridges.base import HostAdapter
     from ..runtime import Runtime
+    from .pool import Entry
 
 PROTOCOL = 1
 
@@ -62,14 +63,14 @@ pi, omp and OpenCode extensions (`agenthooks install pi`); see docs/hosts/pi.md.
 class RpcError(Exception):
     """A JSON-RPC error to send back (or received from the other side)."""
 
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
+    def __init__(self, code: int, message: str, data: object = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.data = data
 
-    def to_dict(self) -> dict[str, Any]:
-        err: dict[str, Any] = {"code": self.code, "message": self.message}
+    def to_dict(self) -> dict[str, object]:
+        err: dict[str, object] = {"code": self.code, "message": self.message}
         if self.data is not None:
             err["data"] = self.data
         return err
@@ -89,7 +90,7 @@ class _TooLarge:
         self.head = head
         self.size = size
 
-    def request_id(self) -> Any:
+    def request_id(self) -> object:
         """The id of the refused request, when its first bytes carry one (the client then gets a
         reply it waits for: an error, which the extensions turn into a block on gating events)."""
         match = _ID.search(self.head)
@@ -106,7 +107,7 @@ class _Pending:
 
     def __init__(self) -> None:
         self.done = threading.Event()
-        self.result: Any = None
+        self.result: object = None
         self.error: RpcError | None = None
 
 
@@ -125,14 +126,14 @@ class Channel:
         self._lock = threading.Lock()
         self._pending: dict[int, _Pending] = {}
         self._next_id = 0
-        self._inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self._inbox: queue.Queue[dict[str, object] | None] = queue.Queue()
         self.closed = False
         self._reader = threading.Thread(target=self._read_loop, name="agenthooks-stdio-reader", daemon=True)
         self._reader.start()
 
     # -- writing ---------------------------------------------------------------------------
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: dict[str, object]) -> None:
         data = json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=_json_default)
         with self._write_lock:
             try:
@@ -141,16 +142,16 @@ class Channel:
             except (OSError, ValueError):  # the client is gone: EOF on our stdin ends the loop
                 pass
 
-    def reply(self, msg_id: Any, result: Any) -> None:
+    def reply(self, msg_id: object, result: object) -> None:
         self.send({"jsonrpc": "2.0", "id": msg_id, "result": result})
 
-    def reply_error(self, msg_id: Any, error: RpcError) -> None:
+    def reply_error(self, msg_id: object, error: RpcError) -> None:
         self.send({"jsonrpc": "2.0", "id": msg_id, "error": error.to_dict()})
 
-    def notify(self, method: str, params: dict[str, Any]) -> None:
+    def notify(self, method: str, params: dict[str, object]) -> None:
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
-    def request(self, method: str, params: dict[str, Any], timeout: float | None = None) -> Any:
+    def request(self, method: str, params: dict[str, object], timeout: float | None = None) -> object:
         """Ask the client and wait for its answer; RpcError if it fails, is gone or is too slow."""
         with self._lock:
             if self.closed:
@@ -169,11 +170,11 @@ class Channel:
 
     # -- reading ---------------------------------------------------------------------------
 
-    def next_message(self) -> dict[str, Any] | None:
+    def next_message(self) -> dict[str, object] | None:
         """The next request or notification from the client; None at EOF."""
         return self._inbox.get()
 
-    def _lines(self) -> Any:
+    def _lines(self) -> Iterator[bytes | _TooLarge]:
         """Lines from the client, each at most :data:`MAX_LINE` bytes; a longer one is
         :class:`_TooLarge` (its start, for the id) and is skipped to its end without being kept.
         Linear in the input: each chunk is searched once for newlines. A real pipe is read with
@@ -184,7 +185,7 @@ class Channel:
         except (AttributeError, OSError, ValueError):
             fd = None
 
-        def chunks() -> Any:
+        def chunks() -> Iterator[bytes]:
             if fd is None:
                 while True:
                     data = self._rfile.read1(1 << 20) if hasattr(self._rfile, "read1") else self._rfile.read(1 << 20)
@@ -263,9 +264,10 @@ class Channel:
             return
         self._inbox.put(message)
 
-    def _resolve(self, message: dict[str, Any]) -> None:
+    def _resolve(self, message: dict[str, object]) -> None:
         with self._lock:
-            pending = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
+            msg_id = message.get("id")  # ours are ints: any other id answers nothing we asked
+            pending = self._pending.pop(msg_id, None) if isinstance(msg_id, int) else None
         if pending is None:
             return  # an answer nobody waits for any more (timed out): dropped
         error = message.get("error")
@@ -277,7 +279,7 @@ class Channel:
         pending.done.set()
 
 
-def _json_default(value: Any) -> Any:
+def _json_default(value: object) -> object:
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dump(mode="json")
@@ -301,7 +303,7 @@ class StdioUI(NoUI):
         super().__init__()
         self.channel = channel
 
-    def _ask(self, method: str, params: dict[str, Any]) -> Any:
+    def _ask(self, method: str, params: dict[str, object]) -> object:
         try:
             return self.channel.request(method, params)
         except RpcError as exc:
@@ -332,7 +334,7 @@ class StdioUI(NoUI):
         self.channel.notify("ui.setStatus", {"key": str(key), "text": text})
 
 
-def send_message_params(message: dict[str, Any]) -> dict[str, Any]:
+def send_message_params(message: dict[str, object]) -> dict[str, object]:
     """``ctx.send_message(text, **extra)`` as pi's ``sendMessage(message, options)``."""
     extra = {k: v for k, v in message.items() if k not in ("text", "plugin")}
     options = {k: extra.pop(k) for k in ("deliver_as", "trigger_turn") if k in extra}
@@ -394,7 +396,7 @@ def parse_args(argv: list[str]) -> StdioOptions:
 RuntimeFactory = Callable[..., "Runtime"]
 
 
-def default_runtime_factory(*, cwd: str, hooks: list[str], settings: str | None, **options: Any) -> Runtime:
+def default_runtime_factory(*, cwd: str, hooks: list[str], settings: str | None, **options: object) -> Runtime:
     from ..runtime import Runtime
 
     if hooks:
@@ -426,7 +428,7 @@ class Server:
         self.options = options
         self.factory = factory or default_runtime_factory
         #: the runtime that answers, with what it was built from (serve/pool.py's Entry)
-        self.entry: Any = None
+        self.entry: Entry | None = None
         self.host: str | None = None
         self.ui = StdioUI(channel)
         #: why the runtime could not be built (events then fail, gating ones closed)
@@ -487,7 +489,7 @@ class Server:
                               sorted(entry.missing))
 
     def _notices(self) -> None:
-        from .notices import due
+        from ..notices import due
 
         if self.rt is not None:
             for line in due(self.rt):
@@ -501,7 +503,7 @@ class Server:
             if self.dispatch(message) == "shutdown":
                 return 0
 
-    def dispatch(self, message: dict[str, Any]) -> str | None:
+    def dispatch(self, message: dict[str, object]) -> str | None:
         msg_id = message.get("id")
         method = message.get("method")
         is_request = "id" in message
@@ -535,7 +537,7 @@ class Server:
 
     # -- methods ---------------------------------------------------------------------------
 
-    def do_initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+    def do_initialize(self, params: dict[str, object]) -> dict[str, object]:
         host = params.get("host")
         if not isinstance(host, str) or not host:
             raise RpcError(INVALID_PARAMS, "initialize: `host` must name the host (pi, omp, opencode)")
@@ -549,8 +551,8 @@ class Server:
         session_id = params.get("session_id")
         self.host = host
         self.load_problem = None
-        factory = self.factory
-        args: dict[str, Any] = {"cwd": cwd, "host": host, "session_id": session_id if isinstance(session_id, str) else None,
+        factory: RuntimeFactory = self.factory
+        args: dict[str, object] = {"cwd": cwd, "host": host, "session_id": session_id if isinstance(session_id, str) else None,
                 "ui": self.ui, "has_ui": params.get("has_ui") is True, "on_send_message": self._send_message,
                 "on_append_entry": self._append_entry, "hooks": self.options.hooks,
                 "settings": self.options.settings}
@@ -582,7 +584,7 @@ class Server:
             [str(e) for e in getattr(self.rt, "load_errors", ())],
         }
 
-    def do_event(self, params: dict[str, Any]) -> dict[str, Any]:
+    def do_event(self, params: dict[str, object]) -> dict[str, object]:
         adapter = self._adapter(params.get("host"))
         name = params.get("name")
         payload = params.get("payload")
@@ -597,8 +599,9 @@ class Server:
         elif self.rt is None:
             answer = adapter.failure(name, self.load_problem or "not initialized")
         else:
-            if isinstance(params.get("has_ui"), bool):
-                self.rt.has_ui = params["has_ui"]
+            has_ui = params.get("has_ui")
+            if isinstance(has_ui, bool):
+                self.rt.has_ui = has_ui
             try:
                 answer = adapter.handle(self.rt, event)
             except BaseException as exc:
@@ -608,7 +611,7 @@ class Server:
             self._notices()
         return {"answer": answer.body, "blocked": bool(answer.blocked), "errors": list(answer.stderr)}
 
-    def do_fire(self, params: dict[str, Any]) -> dict[str, Any]:
+    def do_fire(self, params: dict[str, object]) -> dict[str, object]:
         rt = self._runtime()
         hook = params.get("hook")
         if not isinstance(hook, str):
@@ -630,7 +633,7 @@ class Server:
             result["native"] = outcome.native
         return result
 
-    def do_command(self, params: dict[str, Any]) -> dict[str, Any]:
+    def do_command(self, params: dict[str, object]) -> dict[str, object]:
         rt = self._runtime()
         name = params.get("name")
         args = params.get("args")
@@ -644,7 +647,7 @@ class Server:
             raise RpcError(INVALID_PARAMS, str(exc.args[0] if exc.args else exc)) from None
         return {"output": output} if output is not None else {}
 
-    def do_shutdown(self, params: dict[str, Any]) -> dict[str, Any]:
+    def do_shutdown(self, params: dict[str, object]) -> dict[str, object]:
         self.close()
         return {}
 
@@ -662,7 +665,7 @@ class Server:
             raise RpcError(NOT_INITIALIZED, self.load_problem or "call initialize first")
         return self.rt
 
-    def _adapter(self, host: Any = None) -> HostAdapter:
+    def _adapter(self, host: object = None) -> HostAdapter:
         from ..bridges import registry
 
         name = host if isinstance(host, str) and host else self.host
@@ -680,10 +683,10 @@ class Server:
 
         return [{"name": c.name, "description": c.description} for c in declared_commands(self.rt)]
 
-    def _send_message(self, message: dict[str, Any]) -> None:
+    def _send_message(self, message: dict[str, object]) -> None:
         self.channel.notify("session.sendMessage", send_message_params(message))
 
-    def _append_entry(self, entry: dict[str, Any]) -> None:
+    def _append_entry(self, entry: dict[str, object]) -> None:
         self.channel.notify("session.appendEntry",
                             {"customType": str(entry.get("custom_type")), "data": entry.get("data")})
 

@@ -19,13 +19,12 @@ import os
 import sys
 import threading
 import time
-from typing import Any
 
 #: the largest frame header we read (a header is a few hundred bytes)
 MAX_HEADER = 1 << 20
 
 
-def write_frame(fd: int, header: dict[str, Any], payload: bytes = b"") -> None:
+def write_frame(fd: int, header: dict[str, object], payload: bytes = b"") -> None:
     data = json.dumps(header).encode("utf-8")
     view = memoryview(b"%d %d\n" % (len(data), len(payload)) + data + payload)
     while view:
@@ -43,7 +42,7 @@ def _read_exact(fd: int, size: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def read_frame(fd: int) -> tuple[dict[str, Any], bytes] | None:
+def read_frame(fd: int) -> tuple[dict[str, object], bytes] | None:
     """The next frame, or None at EOF or on a malformed one."""
     line = b""
     while not line.endswith(b"\n"):
@@ -101,8 +100,8 @@ def serve(rfd: int, wfd: int) -> int:
         op = header.get("op")
         try:
             if op == "host":
-                answer: HostAnswer = service.host_event_inline(str(header["host"]), list(header["args"]), payload)
-                reply: dict[str, Any] = {"answer": dispatch.answer_to_dict(answer)}
+                answer: HostAnswer = service.host_event_inline(str(header["host"]), [str(a) for a in args] if isinstance(args := header["args"], list) else [], payload)
+                reply: dict[str, object] = {"answer": dispatch.answer_to_dict(answer)}
             elif op == "fire":
                 reply = {"result": service.fire_inline(payload)}
             elif op == "status":

@@ -175,7 +175,7 @@ class Worker:
             raise WorkerGone("the worker's answer is malformed")
         return data
 
-    def exchange(self, header: dict[str, Any], payload: bytes, until: float) -> dict[str, Any]:
+    def exchange(self, header: dict[str, object], payload: bytes, until: float) -> dict[str, Any]:
         try:
             if not self.ready:
                 hello = self._read_frame(until)
@@ -255,7 +255,7 @@ class Workers:
         worker.kill() if kill else worker.close()
         self._add()
 
-    def call(self, header: dict[str, Any], payload: bytes, deadline: float) -> dict[str, Any]:
+    def call(self, header: dict[str, object], payload: bytes, deadline: float) -> dict[str, Any]:
         """The worker's reply to one request; WorkerGone when there is none by ``deadline``."""
         until = time.monotonic() + deadline
         why = "no worker"
@@ -270,7 +270,7 @@ class Workers:
                 why = str(exc)
         raise WorkerGone(f"no worker could take the request: {why}")
 
-    def _exchange(self, worker: Worker, header: dict[str, Any], payload: bytes, until: float,
+    def _exchange(self, worker: Worker, header: dict[str, object], payload: bytes, until: float,
                   deadline: float) -> dict[str, Any]:
         try:
             reply = worker.exchange(header, payload, until)

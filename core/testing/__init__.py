@@ -42,13 +42,13 @@ __all__ = [
 ]
 
 
-def load_plugin(spec: Any) -> tuple[str, Any]:
+def load_plugin(spec: object) -> tuple[str, object]:
     """``(name, plugin)`` for a plugin given as an object, a module, a ``(name, obj)`` pair, an
     installed entry-point or distribution name, a ``module:attr`` / module path, or a ``.py`` file."""
     from ..runtime import _plugin_name
 
     if isinstance(spec, tuple):
-        return spec[0], spec[1]
+        return str(spec[0]), spec[1]
     if not isinstance(spec, str):
         return _plugin_name(spec), spec
     from ..discovery import import_entry_point, import_file, scan_entry_points
@@ -71,8 +71,8 @@ def load_plugin(spec: Any) -> tuple[str, Any]:
     return spec.partition(":")[2] or spec.rpartition(".")[2], obj
 
 
-def make_runtime(*plugins: Any, config: Mapping[str, Any] | None = None,
-                 configs: Mapping[str, Mapping[str, Any]] | None = None, **options: Any) -> Runtime:
+def make_runtime(*plugins: object, config: Mapping[str, object] | None = None,
+                 configs: Mapping[str, Mapping[str, object]] | None = None, **options: Any) -> Runtime:
     """A :class:`~agent_hooks_core.Runtime` holding only ``plugins`` (no settings, no entry points).
 
     ``plugins``: see :func:`load_plugin`. ``config`` is the ``[plugins.<name>]`` section of the one
@@ -85,7 +85,7 @@ def make_runtime(*plugins: Any, config: Mapping[str, Any] | None = None,
     from ..runtime import Runtime
 
     pairs = [load_plugin(p) for p in plugins]
-    sections: dict[str, Any] = dict(configs or {})
+    sections: dict[str, Mapping[str, object]] = dict(configs or {})
     if config is not None:
         if len(pairs) != 1:
             raise TypeError("config= is for a single plugin; use configs={name: section}")
@@ -186,7 +186,7 @@ def assert_observed(out: Outcome) -> Outcome:
     return out
 
 
-def assert_result(out: Outcome, **fields: Any) -> dict[str, Any]:
+def assert_result(out: Outcome, **fields: object) -> dict[str, Any]:
     """The combined result has these field values (other fields may be present)."""
     data = out.data or {}
     wrong = {k: data.get(k, "<missing>") for k, v in fields.items() if data.get(k, _MISSING) != v}
@@ -195,7 +195,7 @@ def assert_result(out: Outcome, **fields: Any) -> dict[str, Any]:
     return data
 
 
-def assert_modified(out: Outcome, **fields: Any) -> dict[str, Any]:
+def assert_modified(out: Outcome, **fields: object) -> dict[str, Any]:
     """The result changes something (decision ``modified``) and has these field values."""
     if out.decision != "modified":
         raise AssertionError(f"expected {out.hook} to be modified; {_show(out)}")

@@ -33,7 +33,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from ..runtime import Runtime
     from . import HookRecorder
+    from .vectors import Factory, Vector, VectorResult
 
 # agent_hooks_core is imported inside the fixtures: every pytest run of an environment with
 # agent-hooks-core installed loads this module, and should not pay for the runtime it does not use
@@ -95,13 +97,13 @@ def plugin_under_test(config: pytest.Config) -> tuple[str | None, str]:
 
 
 @pytest.fixture
-def plugin_config() -> dict[str, Any] | None:
+def plugin_config() -> dict[str, object] | None:
     """The settings section of the plugin under test (None: no section). Override it in a conftest."""
     return None
 
 
 @pytest.fixture
-def plugin_runtime(request: pytest.FixtureRequest, plugin_config: dict[str, Any] | None) -> Any:
+def plugin_runtime(request: pytest.FixtureRequest, plugin_config: dict[str, object] | None) -> Runtime:
     """A Runtime holding only the plugin under test."""
     name, spec = plugin_under_test(request.config)
     marker = request.node.get_closest_marker("plugin_config")
@@ -114,7 +116,7 @@ def plugin_runtime(request: pytest.FixtureRequest, plugin_config: dict[str, Any]
 
 
 @pytest.fixture
-def hook_recorder(plugin_runtime: Any) -> HookRecorder:
+def hook_recorder(plugin_runtime: Runtime) -> HookRecorder:
     """Every hook call of ``plugin_runtime``: ``hook_recorder.calls``, ``.hooks``, ``.last``."""
     from . import HookRecorder
 
@@ -128,15 +130,15 @@ def hook_recorder(plugin_runtime: Any) -> HookRecorder:
 class ConformanceCase:
     """One conformance vector in one mode (fire or afire)."""
 
-    vector: Any
+    vector: Vector
     mode: str
 
-    def run(self, factory: Callable[..., Any] | None = None) -> Any:
+    def run(self, factory: Factory | None = None) -> VectorResult:
         from . import vectors
 
         return vectors.run_vector(self.vector, factory or vectors.default_factory, self.mode)
 
-    def check(self, factory: Callable[..., Any] | None = None) -> Any:
+    def check(self, factory: Factory | None = None) -> VectorResult:
         """Run it; fail the test with the difference when the runtime disagrees."""
         result = self.run(factory)
         if not result.passed:

@@ -29,10 +29,10 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeGuard, cast
+from typing import Protocol, TypeGuard, cast
 
 from ..hookspecs.markers import hookimpl
 
@@ -53,19 +53,19 @@ class Step:
     """One ``fire``: the hook, its payload and each handler's answer (None = no method called)."""
 
     hook: str
-    payload: dict[str, Any] | None
-    answers: tuple[Any, ...]
+    payload: dict[str, object] | None
+    answers: tuple[object, ...]
 
 
 @dataclass(frozen=True)
 class Vector:
     name: str
     hook: str
-    payload: dict[str, Any] | None
-    answers: tuple[Any, ...]
-    expect: dict[str, Any]
+    payload: dict[str, object] | None
+    answers: tuple[object, ...]
+    expect: dict[str, object]
     plugins: tuple[str, ...]
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, object] = field(default_factory=dict)
     before: tuple[Step, ...] = ()
     modes: tuple[str, ...] = MODES
     rule: str = ""
@@ -82,11 +82,47 @@ class VectorResult:
     mode: str
     passed: bool
     diff: list[str]
-    outcome: Any = None
+    outcome: OutcomeLike | None = None
 
     def __str__(self) -> str:
         head = f"{'PASS' if self.passed else 'FAIL'} {self.vector.name} [{self.mode}]"
         return "\n".join([head, *("    " + line for line in self.diff)])
+
+
+class ErrorLike(Protocol):
+    """One handler's failure as the vectors read it (:class:`~agent_hooks_core.errors.HookError`)."""
+
+    @property
+    def plugin(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+
+
+class OutcomeLike(Protocol):
+    """What the vectors read of an outcome (:class:`~agent_hooks_core.runtime.Outcome`, or another
+    implementation's); ``notes`` is read when present."""
+
+    @property
+    def data(self) -> Mapping[str, object] | None: ...
+    @property
+    def decision(self) -> object: ...
+    @property
+    def answered(self) -> Sequence[str]: ...
+    @property
+    def handlers(self) -> Sequence[str]: ...
+    @property
+    def errors(self) -> Sequence[ErrorLike]: ...
+    @property
+    def event(self) -> Mapping[str, object]: ...
+
+
+class RuntimeLike(Protocol):
+    """What the vectors call on a runtime a :data:`Factory` builds."""
+
+    def fire(self, hook: str, payload: dict[str, object] | None = None) -> OutcomeLike: ...
+    def afire(self, hook: str, payload: dict[str, object] | None = None) -> Awaitable[OutcomeLike]: ...
 
 
 # -- loading ----------------------------------------------------------------------------------
@@ -208,7 +244,7 @@ def _parse_step(raw: object, where: str) -> Step:
     return Step(hook, payload, tuple(answers))
 
 
-def _is_marker(value: object) -> TypeGuard[dict[str, Any]]:
+def _is_marker(value: object) -> TypeGuard[dict[str, object]]:
     return isinstance(value, dict) and bool(value) and all(isinstance(k, str) and k.startswith("$") for k in value)
 
 
@@ -234,12 +270,12 @@ def _check_answer_format(answer: object, where: str) -> None:
 
 
 class _ModelDumpRaises:
-    def model_dump(self, **kwargs: Any) -> Any:
+    def model_dump(self, **kwargs: object) -> object:
         raise ValueError("model_dump lied")
 
 
 class _ModelDumpList:
-    def model_dump(self, **kwargs: Any) -> Any:
+    def model_dump(self, **kwargs: object) -> object:
         return ["not", "a", "dict"]
 
 
@@ -247,7 +283,7 @@ class _Opinion:
     """An arbitrary object: not a dict, not a model."""
 
 
-_OBJECTS: dict[str, Callable[[], Any]] = {
+_OBJECTS: dict[str, Callable[[], object]] = {
     "plain": _Opinion,
     "model_dump_raises": _ModelDumpRaises,
     "model_dump_list": _ModelDumpList,
@@ -261,9 +297,9 @@ class _Script:
         self.steps = [*vector.before, Step(vector.hook, vector.payload, vector.answers)]
         self.current = 0
         self.release = threading.Event()
-        self.seen: list[Any] = [None] * len(vector.plugins)
+        self.seen: list[dict[str, object] | None] = [None] * len(vector.plugins)
 
-    def answer(self, index: int, hook: str) -> Any:
+    def answer(self, index: int, hook: str) -> object:
         step = self.steps[self.current]
         if step.hook != hook or index >= len(step.answers):
             return None
@@ -286,14 +322,14 @@ async def _hang_async(release: threading.Event) -> None:
         await asyncio.sleep(0.005)
 
 
-def _raise(marker: dict[str, Any]) -> None:
-    exc_type = getattr(builtins, str(marker.get("$type", "RuntimeError")))
+def _raise(marker: dict[str, object]) -> None:
+    exc_type: type[BaseException] = getattr(builtins, str(marker.get("$type", "RuntimeError")))
     if exc_type is SystemExit:
         raise SystemExit(marker["$raise"])
     raise exc_type(marker["$raise"])
 
 
-def _resolve_sync(answer: Any, script: _Script, hook: str) -> Any:
+def _resolve_sync(answer: object, script: _Script, hook: str) -> object:
     """What a sync handler does for ``answer``."""
     if not _is_marker(answer):
         return copy.deepcopy(answer)  # a handler's answer is its own object, never the vector's
@@ -302,10 +338,10 @@ def _resolve_sync(answer: Any, script: _Script, hook: str) -> Any:
     if "$exit" in answer:
         raise SystemExit(answer["$exit"])
     if "$hang" in answer:
-        _hang_sync(script.release, answer["$hang"])
+        _hang_sync(script.release, str(answer["$hang"]))
         return None
     if "$object" in answer:
-        return _OBJECTS[answer["$object"]]()
+        return _OBJECTS[str(answer["$object"])]()
     if "$model" in answer:
         from ..hookspecs.models import RESULTS
 
@@ -318,7 +354,7 @@ def _resolve_sync(answer: Any, script: _Script, hook: str) -> Any:
     raise VectorFormatError(f"marker {answer!r} cannot run here")
 
 
-async def _resolve_async(answer: Any, script: _Script, hook: str) -> Any:
+async def _resolve_async(answer: object, script: _Script, hook: str) -> object:
     """What an async handler does for ``answer``."""
     await asyncio.sleep(0)  # really suspend once: a runtime must not treat it as sync
     if _is_marker(answer) and "$hang" in answer:
@@ -327,17 +363,17 @@ async def _resolve_async(answer: Any, script: _Script, hook: str) -> Any:
     return _resolve_sync(answer, script, hook)
 
 
-def build_plugins(vector: Vector, script: _Script | None = None) -> list[tuple[str, Any]]:
+def build_plugins(vector: Vector, script: _Script | None = None) -> list[tuple[str, object]]:
     """One plugin per handler: it implements every hook of the vector's steps."""
     script = script or _Script(vector)
     hooks = {step.hook for step in script.steps}
-    plugins: list[tuple[str, Any]] = []
+    plugins: list[tuple[str, object]] = []
     for index, name in enumerate(vector.plugins):
-        namespace: dict[str, Any] = {}
+        namespace: dict[str, object] = {}
         for hook in sorted(hooks):
             is_async = any(
-                step.hook == hook and index < len(step.answers) and _is_marker(step.answers[index])
-                and "$async" in step.answers[index]
+                step.hook == hook and index < len(step.answers) and _is_marker(answer := step.answers[index])
+                and "$async" in answer
                 for step in script.steps
             )
             namespace[hook] = _make_handler(index, hook, is_async, script)
@@ -347,13 +383,13 @@ def build_plugins(vector: Vector, script: _Script | None = None) -> list[tuple[s
     return plugins
 
 
-def _make_handler(index: int, hook: str, is_async: bool, script: _Script) -> Any:
-    def record(event: Any) -> None:
+def _make_handler(index: int, hook: str, is_async: bool, script: _Script) -> Callable[..., object]:
+    def record(event: Mapping[str, object]) -> None:
         if script.current == len(script.steps) - 1:
             script.seen[index] = copy.deepcopy(dict(event))
 
     if is_async:
-        async def async_handler(self: Any, event: Any) -> Any:
+        async def async_handler(self: object, event: Mapping[str, object]) -> object:
             record(event)
             answer = script.answer(index, hook)
             if _is_marker(answer) and "$async" in answer:
@@ -363,7 +399,7 @@ def _make_handler(index: int, hook: str, is_async: bool, script: _Script) -> Any
         async_handler.__name__ = hook
         return hookimpl(async_handler)
 
-    def handler(self: Any, event: Any) -> Any:
+    def handler(self: object, event: Mapping[str, object]) -> object:
         record(event)
         return _resolve_sync(script.answer(index, hook), script, hook)
 
@@ -374,14 +410,15 @@ def _make_handler(index: int, hook: str, is_async: bool, script: _Script) -> Any
 # -- running ----------------------------------------------------------------------------------
 
 
-def default_factory(plugins: Sequence[tuple[str, Any]], **options: Any) -> Any:
+def default_factory(plugins: Sequence[tuple[str, object]], **options: object) -> RuntimeLike:
     """agent-hooks' own :class:`~agent_hooks_core.runtime.Runtime`."""
     from ..runtime import Runtime
 
-    return Runtime(plugins=list(plugins), **options)
+    return Runtime(plugins=list(plugins), **options)  # type: ignore[arg-type]  # a vector's options, checked by Runtime
 
 
-Factory = Callable[..., Any]
+Factory = Callable[..., "RuntimeLike"]
+"""Builds a runtime from ``(plugins, **vector options)``: any implementation the vectors check."""
 
 
 def run_vector(vector: Vector, factory: Factory = default_factory, mode: str = "fire") -> VectorResult:
@@ -400,12 +437,14 @@ def run_vector(vector: Vector, factory: Factory = default_factory, mode: str = "
         return VectorResult(vector, mode, False, [f"raised {type(exc).__name__}: {exc}"])
     finally:
         script.release.set()
+    if outcome is None:
+        return VectorResult(vector, mode, False, ["the runtime gave no outcome"])
     diff = compare(vector, outcome, script.seen)
     return VectorResult(vector, mode, not diff, diff, outcome)
 
 
-async def _afire_steps(runtime: Any, script: _Script) -> Any:
-    outcome = None
+async def _afire_steps(runtime: RuntimeLike, script: _Script) -> OutcomeLike | None:
+    outcome: OutcomeLike | None = None
     for k, step in enumerate(script.steps):
         script.current = k
         outcome = await runtime.afire(step.hook, copy.deepcopy(step.payload))
@@ -439,8 +478,8 @@ def matches(expected: object, actual: object) -> bool:
     return bool(expected == actual)
 
 
-def _subset(expected: dict[str, Any], actual: object) -> bool:
-    return isinstance(actual, dict) and all(k in actual and matches(v, actual[k]) for k, v in expected.items())
+def _subset(expected: object, actual: object) -> bool:
+    return isinstance(expected, dict) and isinstance(actual, dict) and all(k in actual and matches(v, actual[k]) for k, v in expected.items())
 
 
 def _dump(value: object) -> str:
@@ -455,7 +494,7 @@ def _diff_lines(label: str, expected: object, actual: object) -> list[str]:
     return [f"{label}: expected {json.dumps(expected, default=repr)}, got {json.dumps(actual, default=repr)}"]
 
 
-def compare(vector: Vector, outcome: Any, seen: list[Any] | None = None) -> list[str]:
+def compare(vector: Vector, outcome: OutcomeLike, seen: Sequence[object] | None = None) -> list[str]:
     """What differs between the vector's expectations and ``outcome`` (empty: it passed)."""
     exp = vector.expect
     diff: list[str] = []
@@ -463,9 +502,9 @@ def compare(vector: Vector, outcome: Any, seen: list[Any] | None = None) -> list
         diff += _diff_lines("data", exp["data"], outcome.data)
     if exp["decision"] != outcome.decision:
         diff += _diff_lines("decision", exp["decision"], outcome.decision)
-    if list(exp["answered"]) != list(outcome.answered):
+    if _items(exp["answered"]) != list(outcome.answered):
         diff += _diff_lines("answered", exp["answered"], list(outcome.answered))
-    if "called" in exp and list(exp["called"]) != list(outcome.handlers):
+    if "called" in exp and _items(exp["called"]) != list(outcome.handlers):
         diff += _diff_lines("called", exp["called"], list(outcome.handlers))
     errors = [{"plugin": e.plugin, "kind": e.kind, "message": e.message} for e in outcome.errors]
     if not _errors_match(exp["errors"], errors):
@@ -473,19 +512,26 @@ def compare(vector: Vector, outcome: Any, seen: list[Any] | None = None) -> list
     if "event" in exp and not _subset(exp["event"], dict(outcome.event)):
         diff += _diff_lines("event", exp["event"], dict(outcome.event))
     if "notes" in exp:
-        notes = list(getattr(outcome, "notes", []))
-        if len(notes) != len(exp["notes"]) or not all(n in got for n, got in zip(exp["notes"], notes, strict=True)):
+        notes: list[str] = list(getattr(outcome, "notes", []))
+        want_notes = _items(exp["notes"])
+        if len(notes) != len(want_notes) or not all(
+                isinstance(n, str) and n in got for n, got in zip(want_notes, notes, strict=True)):
             diff += _diff_lines("notes", exp["notes"], notes)
     if "seen" in exp and seen is not None:
-        for i, (want, got) in enumerate(zip(exp["seen"], seen, strict=True)):
+        for i, (want, got) in enumerate(zip(_items(exp["seen"]), seen, strict=True)):
             ok = got is None if want is None else _subset(want, got)
             if not ok:
                 diff += _diff_lines(f"seen by {vector.plugins[i]}", want, got)
     return diff
 
 
-def _errors_match(expected: list[dict[str, Any]], actual: list[dict[str, str]]) -> bool:
-    if len(expected) != len(actual):
+def _items(value: object) -> list[object]:
+    """An expected list as a list (a vector's file is checked for format, not every type)."""
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _errors_match(expected: object, actual: list[dict[str, str]]) -> bool:
+    if not isinstance(expected, list) or len(expected) != len(actual):
         return False
     for want, got in zip(expected, actual, strict=True):
         if want["plugin"] != got["plugin"]:

@@ -85,7 +85,7 @@ def command_for(host: str, args: Sequence[str] = (), *, gating: bool = False, au
     ``native``: True for the native client when it is installed (:func:`native_client`), False for
     the Python one, or the path of a native client executable.
     """
-    from ..serve import paths
+    from .. import runpaths as paths
 
     sock = str(socket) if socket is not None else str(paths.socket_path())
     command = _client(sock, _native(native))
@@ -106,7 +106,7 @@ def ensure_server_command(timeout: float, socket: str | os.PathLike[str] | None 
                           native: str | bool | None = True) -> list[str]:
     """The fast client command that starts the warm server unless it answers (SessionStart of the
     http transport): a status round trip when it runs, the full ``serve start`` only when not."""
-    from ..serve import paths
+    from .. import runpaths as paths
 
     sock = str(socket) if socket is not None else str(paths.socket_path())
     return [*_client(sock, _native(native)), "--timeout", f"{timeout:g}", "--ensure-server"]

@@ -6,7 +6,7 @@ Standard library only (the per-event process imports this before the runtime).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..bridges.base import BridgeInputError, HostAdapter, HostAnswer
@@ -23,13 +23,13 @@ MAX_EVENT_BYTES = 64 << 20
 MAX_DEPTH = 100
 
 
-def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
+def depth_exceeds(value: object, limit: int = MAX_DEPTH) -> bool:
     """True when ``value`` nests arrays/objects deeper than ``limit`` (iterative: no recursion)."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict):
-            children: Any = item.values()
+            children: Iterable[object] = item.values()
         elif isinstance(item, list):
             children = item
         else:
@@ -41,7 +41,7 @@ def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
 
 
 def decode(adapter: HostAdapter, raw: bytes, fallback: str | None = None
-           ) -> tuple[dict[str, Any] | None, str | None, str | None]:
+           ) -> tuple[dict[str, object] | None, str | None, str | None]:
     """(event, event name, problem): the event and no problem, or None and what is wrong with
     ``raw``. The name is the event's, else ``fallback`` (the installed ``--event``), else the one
     sniffed from the bytes, else None."""
@@ -52,7 +52,7 @@ def decode(adapter: HostAdapter, raw: bytes, fallback: str | None = None
     return event, name, problem
 
 
-def _decode(adapter: HostAdapter, raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
+def _decode(adapter: HostAdapter, raw: bytes) -> tuple[dict[str, object] | None, str | None]:
     if len(raw) > MAX_EVENT_BYTES:
         return None, f"the event is larger than {MAX_EVENT_BYTES:,} bytes"
     if not raw.strip():
@@ -72,8 +72,8 @@ def _decode(adapter: HostAdapter, raw: bytes) -> tuple[dict[str, Any] | None, st
     return event, None
 
 
-def answer(adapter: HostAdapter, event: dict[str, Any], name: str | None,
-           build: Callable[[dict[str, Any]], Runtime]) -> HostAnswer:
+def answer(adapter: HostAdapter, event: dict[str, object], name: str | None,
+           build: Callable[[dict[str, object]], Runtime]) -> HostAnswer:
     """The adapter's answer to ``event``, with ``build(runtime_options)`` giving the runtime.
 
     Whatever fails on our side (the runtime cannot be built, the adapter raises, a plugin raises
@@ -89,7 +89,7 @@ def answer(adapter: HostAdapter, event: dict[str, Any], name: str | None,
     except BaseException as exc:
         return adapter.failure(name, f"internal error: {describe(exc)}")
     try:
-        from ..serve.notices import attach
+        from ..notices import attach
 
         result = attach(rt, result)  # what this project's untrusted parts left out, once per session
     except Exception:  # a notice that cannot be shown never costs the answer
@@ -97,7 +97,7 @@ def answer(adapter: HostAdapter, event: dict[str, Any], name: str | None,
     return result
 
 
-def encode_body(body: Any) -> bytes:
+def encode_body(body: object) -> bytes:
     """``body`` as UTF-8 JSON; text that UTF-8 cannot carry (a lone surrogate from a ``\\ud800``
     escape in the event) is escaped instead, never an error."""
     try:
@@ -106,11 +106,11 @@ def encode_body(body: Any) -> bytes:
         return json.dumps(body).encode("ascii")
 
 
-def answer_to_dict(ans: HostAnswer) -> dict[str, Any]:
+def answer_to_dict(ans: HostAnswer) -> dict[str, object]:
     return {"body": ans.body, "stderr": list(ans.stderr), "exit_code": ans.exit_code, "blocked": ans.blocked}
 
 
-def answer_from_dict(data: Any) -> HostAnswer:
+def answer_from_dict(data: object) -> HostAnswer:
     """The inverse of :func:`answer_to_dict`; ValueError for anything else."""
     if not isinstance(data, dict):
         raise ValueError("an answer must be an object")

@@ -12,7 +12,7 @@ interpreter and the file it needs (the fast client, inside our package), and:
   hosts' non-blocking error, shown to the user on SessionStart).
 
 Usage: ``LAUNCHER [--gating] PYTHON-ARGS...``. One launcher per environment (named by
-:func:`agent_hooks_core.serve.paths.identity`); ``agenthooks install`` (re)writes it, ``doctor``
+:func:`agent_hooks_core.runpaths.identity`); ``agenthooks install`` (re)writes it, ``doctor``
 reads it back (:func:`broken`). Not on Windows (no ``sh``): the interpreter is written directly.
 When the native fast client (``agent-hooks-client``) is installed, a second launcher
 (``agenthooks-<environment>-client``) records its executable and runs it the same way.
@@ -49,7 +49,7 @@ def directory() -> Path:
 def path(native: bool = False) -> Path:
     """This environment's launcher (it may not exist yet: :func:`write` makes it); ``native``: the
     one of the native client."""
-    from ..serve.paths import identity
+    from ..runpaths import identity
 
     return Path(os.path.abspath(directory() / f"agenthooks-{identity()}{'-client' if native else ''}"))
 

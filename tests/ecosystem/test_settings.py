@@ -239,3 +239,17 @@ def test_toggle_applies_its_edit_to_the_document() -> None:
     assert toggle.apply(doc) is True and tomlkit.dumps(doc) == '# mine\ndisabled = ["y"]\n'
     assert toggle.apply(doc) is False
     assert toggle.lines(changed=False) == [f"x is already enabled in {USER}"]
+
+
+def test_an_edit_of_a_list_key_that_is_not_a_list_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "settings.toml"
+    path.write_text('disabled = "guard"  # a string, not a list\n', encoding="utf-8")
+    with pytest.raises(SettingsError, match=r"^disabled: expected a list of plugin names, got a string"):
+        edit_file(path, lambda doc: list_add(doc, "disabled", "audit"))
+    assert path.read_text(encoding="utf-8") == 'disabled = "guard"  # a string, not a list\n'
+
+
+def test_the_settings_package_keeps_its_public_names() -> None:
+    # callers and plugins import these from agent_hooks_core.settings, whichever module holds them
+    for name in s.__all__:
+        assert getattr(s, name) is not None, name

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from agent_hooks_core import runpaths
 from agent_hooks_core.serve import paths
 from agent_hooks_core.settings import load_settings
 
@@ -42,8 +43,8 @@ def _no_runtime_env(tmp_path, monkeypatch):
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "user"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user" / ".config"))
-    monkeypatch.setattr(paths, "_own_dir", lambda p: False)  # no /run/user/<uid> either (as in containers)
-    monkeypatch.setattr(paths.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    monkeypatch.setattr(runpaths, "_own_dir", lambda p: False)  # no /run/user/<uid> either (as in containers)
+    monkeypatch.setattr(runpaths.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
 
 

@@ -19,7 +19,10 @@ import hashlib
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .bridges.base import HostAnswer
 
 #: hosts whose JSON answer carries a ``systemMessage`` the user sees
 SYSTEM_MESSAGE_HOSTS = frozenset({"claude-code", "gemini"})
@@ -32,7 +35,7 @@ _shown: set[str] = set()
 
 
 def _marker_dir() -> Path:
-    from ..settings import cache_dir
+    from .settings import cache_dir
 
     return cache_dir() / "notices"
 
@@ -72,8 +75,9 @@ def _prune(directory: Path) -> None:
             pass
 
 
-def due(rt: Any, session_id: str | None = None) -> list[str]:
-    """The notices of ``rt`` not yet shown in this session for this project."""
+def due(rt: object, session_id: str | None = None) -> list[str]:
+    """The notices of ``rt`` (a Runtime, or anything shaped like one) not yet shown in this
+    session for this project."""
     loaded = getattr(rt, "discovery", None)
     plan = getattr(loaded, "plan", None)
     notices = [n for n in getattr(plan, "notices", None) or () if isinstance(n, str)]
@@ -90,7 +94,7 @@ def due(rt: Any, session_id: str | None = None) -> list[str]:
     return out
 
 
-def attach(rt: Any, answer: Any) -> Any:
+def attach(rt: object, answer: HostAnswer) -> HostAnswer:
     """``answer`` (a HostAnswer) with the notices that are due, in the host's own way."""
     lines = due(rt)
     if not lines:

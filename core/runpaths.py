@@ -1,0 +1,132 @@
+"""Where this user's agent-hooks server keeps its socket, pid file and lock (one server per
+user, agent-hooks home and Python environment: each environment has its own plugins). Both sides
+use it: the server (``serve``) binds there and the hosts' clients (``transports``) connect there.
+
+* the directory: the user runtime directory (``$XDG_RUNTIME_DIR``, else ``/run/user/<uid>`` when
+  it is the user's own), or ``$AGENT_HOOKS_HOME/run`` when that is set (tests). Without either, or
+  when the socket path would exceed the AF_UNIX limit, a directory in the temporary directory whose
+  name carries a per-user secret (``<user dir>/run-key``, 0600): no other user can predict it to
+  pre-create it. Whatever the place, the directory must be a real directory (not a symlink) owned
+  by the user and is made 0700, or nothing is served from it. platformdirs' runtime directory is
+  never asked for (it warns on stderr when it has none).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+import zlib
+from pathlib import Path
+
+#: AF_UNIX paths are limited to 108 bytes on Linux, 104 on macOS (with the NUL)
+MAX_SOCKET_PATH = 100
+
+
+def home_env() -> str:
+    """``$AGENT_HOOKS_HOME`` (tests and isolated installs), or "" when unset."""
+    return os.environ.get("AGENT_HOOKS_HOME", "")
+
+
+def identity() -> str:
+    """A short stable name for this user's server in this environment."""
+    raw = "\0".join([home_env(), sys.prefix]).encode("utf-8", "surrogateescape")
+    return f"{zlib.crc32(raw):08x}"
+
+
+class RunDirError(OSError):
+    """The run directory cannot be made safe (one line for the user)."""
+
+
+def _private_dir(path: Path) -> Path:
+    """``path`` as a directory only this user can enter; RunDirError when it cannot be."""
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        st = os.lstat(path)
+    except OSError as exc:
+        raise RunDirError(f"cannot create the run directory {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise RunDirError(f"the run directory {path} is not a directory (a symlink?): remove it")
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        raise RunDirError(f"the run directory {path} belongs to another user (uid {st.st_uid}): remove it")
+    if st.st_mode & 0o077:
+        os.chmod(path, 0o700)
+    return path
+
+
+def _own_dir(path: str | None) -> bool:
+    """True when ``path`` is an existing directory of this user that nobody else can enter."""
+    if not path:
+        return False
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and (not hasattr(os, "getuid") or st.st_uid == os.getuid()) \
+        and not st.st_mode & 0o022
+
+
+def runtime_dir() -> Path:
+    home = home_env()
+    if home:
+        base = Path(home).expanduser() / "run"
+    else:
+        uid = os.getuid() if hasattr(os, "getuid") else None
+        xdg = os.environ.get("XDG_RUNTIME_DIR")
+        run_user = f"/run/user/{uid}" if uid is not None else None
+        if _own_dir(xdg):
+            base = Path(str(xdg)) / "agent-hooks"
+        elif _own_dir(run_user):
+            base = Path(str(run_user)) / "agent-hooks"
+        else:
+            base = _tmp_dir()
+    if len(str(base / f"serve-{identity()}.sock")) > MAX_SOCKET_PATH:
+        base = _tmp_dir()
+    return _private_dir(base)
+
+
+def _run_key() -> str:
+    """A per-user secret (made on first use) that names the temporary run directory."""
+    from .settings import user_dir
+
+    path = user_dir() / "run-key"
+    try:
+        text = path.read_text(encoding="ascii").strip()
+        if text:
+            return text
+    except (OSError, UnicodeDecodeError):
+        pass
+    import secrets
+
+    value = secrets.token_hex(8)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # made by a process that raced us: use theirs
+        return path.read_text(encoding="ascii").strip() or value
+    except OSError as exc:
+        raise RunDirError(f"cannot keep the run directory's key in {path}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(value + "\n")
+    return value
+
+
+def _tmp_dir() -> Path:
+    import hashlib
+
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    raw = (home_env() + "\0" + _run_key()).encode("utf-8", "surrogateescape")
+    return Path(tempfile.gettempdir()) / f"agent-hooks-{uid}-{hashlib.sha256(raw).hexdigest()[:16]}"
+
+
+def socket_path() -> Path:
+    return runtime_dir() / f"serve-{identity()}.sock"
+
+
+def pid_path() -> Path:
+    return runtime_dir() / f"serve-{identity()}.pid"
+
+
+def lock_path() -> Path:
+    return runtime_dir() / f"serve-{identity()}.lock"
