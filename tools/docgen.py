@@ -15,7 +15,7 @@ import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_hooks_core import reducer
 from agent_hooks_core.hookspecs import catalogue, specs
@@ -45,7 +45,7 @@ def default_target() -> Path:
 # -- text helpers ---------------------------------------------------------------------------------
 
 
-def _type_name(annotation: object) -> str:
+def _type_name(annotation: Any) -> str:
     """A readable annotation: ``str | null``, ``object``, ``list[object]``, ``"call_agent" | "call_user"``."""
     if annotation is Any or annotation is object:  # object: a JSON value of any kind
         return "any"
@@ -62,8 +62,7 @@ def _type_name(annotation: object) -> str:
     if origin is dict or annotation is dict:
         return "object"
     names = {str: "string", int: "int", float: "number", bool: "bool"}
-    known = names.get(annotation) if isinstance(annotation, type) else None
-    return known or str(getattr(annotation, "__name__", annotation))
+    return names.get(annotation, getattr(annotation, "__name__", str(annotation)))
 
 
 def _rst_to_md(text: str) -> str:
@@ -72,7 +71,7 @@ def _rst_to_md(text: str) -> str:
     return text.replace("``", "`")
 
 
-def _docstring_parts(func: object) -> tuple[str, list[tuple[str, str]], str]:
+def _docstring_parts(func: Any) -> tuple[str, list[tuple[str, str]], str]:
     """(description, [(field, text)] for :param:/:returns:, the rest) of a hookspec docstring."""
     doc = inspect.getdoc(func) or ""
     description: list[str] = []
@@ -180,7 +179,7 @@ def _rule_details(hd: HookDef) -> list[str]:
     return out
 
 
-def _fields_table(model: type[BaseModel], computed: tuple[str, ...] = (), result: bool = False) -> list[str]:
+def _fields_table(model: Any, computed: tuple[str, ...] = (), result: bool = False) -> list[str]:
     rows = ["| field | type | | description |", "| --- | --- | --- | --- |"]
     for name, info in model.model_fields.items():
         wire = info.alias or name
@@ -252,7 +251,7 @@ def render() -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _signature(func: Callable[..., object]) -> str:
+def _signature(func: Any) -> str:
     params = ", ".join(inspect.signature(func).parameters)
     return f"({params})"
 
