@@ -233,6 +233,9 @@ def nested_agent_change(cmd: Command) -> str | None:
     return None
 
 
+#: readers that write a file when given one of these options
+_READER_OUTPUTS = {"sort": ("-o", "--output"), "base64": ("-o", "--output"), "shuf": ("-o", "--output"),
+                   "yq": ("-i", "--inplace"), "diff": ("--output",)}
 #: git subcommands that change nothing in the work tree
 _GIT_READS = frozenset({"status", "diff", "log", "show", "blame", "ls-files", "ls-tree", "rev-parse", "grep",
                         "cat-file", "describe", "shortlog", "branch", "tag", "remote", "reflog", "help", "version"})
@@ -253,8 +256,11 @@ def _only_reads(cmd: Command) -> bool:
         return k < len(args) and args[k] in _GIT_READS
     if name in ("awk", "gawk") and any(a in ("inplace", "-iinplace", "--inplace") for a in cmd.args):
         return False
-    if name == "sort" and any(a == "-o" or a.startswith(("-o", "--output")) for a in cmd.args):
+    outputs = _READER_OUTPUTS.get(name)
+    if outputs and any(a.startswith(outputs) for a in cmd.args):
         return False
+    if name == "uniq" and len([a for a in cmd.args if not a.startswith("-")]) > 1:
+        return False  # uniq IN OUT writes OUT
     return name in _READERS
 
 
@@ -266,7 +272,10 @@ def works_in_the_plane(cmd: Command, pol: Policy) -> str | None:
     protected one (``> "$(echo ~/.config/agent-hooks)/settings.toml"``). Programs that only read,
     and those whose writes are modelled precisely, are judged by what they write."""
     if _only_reads(cmd) or cmd.name in ("agenthooks", "agent-hooks") or cmd.name.startswith("agent_hooks_core"):
-        return _substituted_target(cmd, pol)
+        return _hard_link_to_the_plane(cmd, pol) or _substituted_target(cmd, pol)
+    why = _hard_link_to_the_plane(cmd, pol)
+    if why:
+        return why
     here = pol.cwd_of(cmd)
     if here != pol.cwd:
         hit = pol.covering(here, here)
@@ -275,18 +284,59 @@ def works_in_the_plane(cmd: Command, pol: Policy) -> str | None:
                     f"what switches the guard off")
     if cmd.name not in _MODELLED or cmd.name in ("chmod", "chown", "chgrp"):
         for word in cmd.args:
-            value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
-            if not value or (value.startswith("-") and value == word) or "://" in value:
+            if "://" in word:
                 continue
-            for cwd in pol.cwds(cmd):
-                if not _may_reach_the_plane(value, cwd, pol):
-                    continue
-                for path in pol.candidates(value, cwd):
-                    hit = pol.covering(path, cwd)
-                    if hit is not None:
-                        return (f"{cmd.name} is given {value}, part of agent-hooks' control plane ({hit.kind}): "
-                                f"it may change it and switch the guard off")
+            for value in _path_pieces(word):
+                for cwd in pol.cwds(cmd):
+                    if not _may_reach_the_plane(value, cwd, pol):
+                        continue
+                    for path in pol.candidates(value, cwd):
+                        hit = pol.covering(path, cwd)
+                        if hit is not None:
+                            return (f"{cmd.name} is given {value}, part of agent-hooks' control plane "
+                                    f"({hit.kind}): it may change it and switch the guard off")
     return _substituted_target(cmd, pol)
+
+
+def _hard_link_to_the_plane(cmd: Command, pol: Policy) -> str | None:
+    """``ln``/``cp -l`` of a protected file: the link shares its contents, a write through it is a
+    write to it (and the guard cannot know the link later)."""
+    if cmd.name not in ("ln", "cp", "link") or not _hard_links(cmd):
+        return None
+    for source in [a for a in cmd.args if not a.startswith("-")][:-1]:
+        for cwd in pol.cwds(cmd):
+            for path in pol.candidates(source, cwd):
+                hit = pol.covering(path, cwd)
+                if hit is not None:
+                    return (f"{cmd.name} makes a hard link to {source}, part of agent-hooks' control plane "
+                            f"({hit.kind}): a write through the link changes it")
+    return None
+
+
+def _hard_links(cmd: Command) -> bool:
+    flags = [a for a in cmd.args if a.startswith("-")]
+    if cmd.name in ("ln", "link"):
+        return not any(a in ("-s", "--symbolic") or (not a.startswith("--") and "s" in a) for a in flags)
+    return any(a in ("-l", "--link") or (not a.startswith("--") and "l" in a[1:]) for a in flags)
+
+
+_PIECES = re.compile(r"[:,=]")
+
+
+def _path_pieces(word: str) -> list[str]:
+    """The paths an argument may name: itself, an option's value (``--out=P``, ``-oP``), and the
+    parts of a compound value (``-v P:/x``, ``type=bind,src=P``)."""
+    if word.startswith("-"):
+        if "=" in word:
+            word = word.split("=", 1)[1]
+        elif not word.startswith("--") and len(word) > 2 and word[2] in "/~.$":
+            word = word[2:]
+        else:
+            return []
+    out = [word] if word else []
+    if _PIECES.search(word):
+        out += [p for p in _PIECES.split(word) if p[:1] in ("/", "~", "$")]
+    return out
 
 
 def _may_reach_the_plane(word: str, cwd: str, pol: Policy) -> bool:
