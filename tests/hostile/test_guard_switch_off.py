@@ -20,6 +20,8 @@ from agent_hooks_core import Runtime, controlplane
 PY = sys.executable
 SITE = sysconfig.get_paths()["purelib"]
 SCRIPTS = sysconfig.get_path("scripts")
+#: the environment agent-hooks runs from (the one these tests run in)
+VENV = sys.prefix
 
 #: {u}: the user directory, quoted; {uq}: unquoted (inside a program's string); {h}: $HOME
 WRITERS = [
@@ -170,6 +172,16 @@ NESTED = [
     "pi --no-extensions -p hi",
     "npx @anthropic-ai/claude-code --setting-sources project -p hi",
 ]
+#: a bare pip/python after the command line activated agent-hooks' own environment ({venv})
+ACTIVATED = [
+    "source {venv}/bin/activate && pip install evil-plugin",
+    ". {venv}/bin/activate; python -m pip install evil-plugin",
+    "cd {venv} && . bin/activate && pip uninstall -y agent-hooks-guard",
+    "VIRTUAL_ENV={venv} uv pip install evil-plugin",
+    "export VIRTUAL_ENV={venv}; uv pip install evil-plugin",
+    "PATH={venv}/bin:$PATH pip install evil-plugin",
+    "export PATH={venv}/bin:$PATH && python3 -m pip install -e /tmp/evil",
+]
 #: must stay allowed: reading, ordinary work, nested agents as installed
 ALLOWED = [
     "cat {u}/settings.toml",
@@ -203,6 +215,11 @@ ALLOWED = [
     "uniq data.txt",
     "base64 -d blob.b64",
     "yq '.a' {u}/settings.toml",
+    "pip install requests",
+    "python -m pip install -e .",
+    "python3 -m venv .venv && . .venv/bin/activate && pip install -e .",
+    "source {venv}/bin/activate && deactivate && pip install requests",
+    "source {venv}/bin/activate && pip list",
     "touch notes.txt && mkdir -p build/x",
     "exec 3>out.log",
 ]
@@ -210,7 +227,7 @@ ALLOWED = [
 
 def _fill(template: str, home: Path) -> str:
     return template.format(u=shlex.quote(str(home)), uq=str(home), site=shlex.quote(SITE),
-                           scripts=shlex.quote(SCRIPTS))
+                           scripts=shlex.quote(SCRIPTS), venv=shlex.quote(VENV))
 
 
 @pytest.fixture
@@ -237,6 +254,15 @@ def test_one_command_does_not_switch_the_guard_off(template: str, project: Path,
     command = _fill(template, _isolated_home)
     decision, reason = _fire(project, command)
     assert decision == "blocked", (command, decision, reason)
+
+
+@pytest.mark.skipif(sys.prefix == sys.base_prefix, reason="agent-hooks runs from no virtual environment here")
+@pytest.mark.parametrize("template", ACTIVATED)
+def test_a_bare_pip_is_judged_in_the_environment_the_line_activates(template: str, project: Path,
+                                                                    _isolated_home: Path) -> None:
+    command = _fill(template, _isolated_home)
+    decision, reason = _fire(project, command)
+    assert decision == "blocked" and "[guard:control-plane]" in reason, (command, decision, reason)
 
 
 @pytest.mark.parametrize("template", ALLOWED)

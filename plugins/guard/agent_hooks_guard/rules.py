@@ -387,6 +387,37 @@ def _substituted_target(cmd: Command, pol: Policy) -> str | None:
     return None
 
 
+def activated_environment(cmd: Command, pol: Policy, cwd: str, venv: str | None) -> str | None:
+    """The virtual environment a bare ``pip``/``python`` of ``cmd`` uses, from what the command line
+    did before it (``venv``: in force so far): ``source <env>/bin/activate``, ``export
+    VIRTUAL_ENV=<env>``, ``export PATH=<env>/bin:...``, ``deactivate``, or a ``VIRTUAL_ENV=``/``PATH=``
+    prefix of ``cmd`` alone. Kept in ``cmd.memo["venv"]``; returns what is in force afterwards."""
+    def from_assignment(word: str) -> str | None:
+        name, _, value = word.partition("=")
+        if name == "VIRTUAL_ENV" and value:
+            return pol.expand(value, cwd)
+        if name == "PATH" and value:
+            first = pol.expand(value.split(":", 1)[0], cwd) or ""
+            return os.path.dirname(first) if first.rstrip("/").endswith("/bin") else None
+        return None
+
+    if cmd.name in ("source", ".") and cmd.args and os.path.basename(cmd.args[0]).startswith("activate"):
+        script = pol.expand(cmd.args[0], cwd)
+        venv = os.path.dirname(os.path.dirname(script)) if script else venv
+    elif cmd.name == "deactivate":
+        venv = None
+    elif cmd.name in _DECLARES:
+        for a in cmd.args:
+            venv = from_assignment(a) or venv
+    raw = cmd.raw or cmd.argv
+    here = venv
+    for w in raw[:max(len(raw) - len(cmd.argv), 0)]:  # a prefix: for this command only
+        here = from_assignment(w) or here
+    if here:
+        cmd.memo["venv"] = here
+    return venv
+
+
 #: package installers and the subcommands that change an environment
 _PIP_CHANGES = frozenset({"install", "uninstall"})
 
@@ -409,10 +440,13 @@ def installs_into_our_environment(cmd: Command, pol: Policy) -> str | None:
         target_python = next((args[k + 1] for k, a in enumerate(args[:-1]) if a in ("--python", "-p")), None)
         if target_python is None:
             target_python = next((a.split("=", 1)[1] for a in args if a.startswith("--python=")), None)
-        program = target_python or (os.path.join(os.environ["VIRTUAL_ENV"], "bin", "python")
-                                    if os.environ.get("VIRTUAL_ENV") else "")
+        active = cmd.memo.get("venv") or os.environ.get("VIRTUAL_ENV")
+        program = target_python or (os.path.join(active, "bin", "python") if active else "")
     else:
         return None
+    if "/" not in program and cmd.memo.get("venv"):
+        # a bare pip or python after the command line activated an environment: that one's
+        program = os.path.join(cmd.memo["venv"], "bin", program)
     verb = next((a for a in rest if not a.startswith("-")), "")
     label = {"uv": "uv pip"}.get(name, name if name.startswith("pip") else f"{name} -m pip")
     if verb not in _PIP_CHANGES:
