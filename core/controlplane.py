@@ -313,7 +313,7 @@ def _entry(cwd: str | None, env: Mapping[str, str] | None) -> tuple[tuple[Protec
     with _LOCK:
         hit = _CACHE.get(key)
         if hit is None:
-            items = _build(where, environ)
+            items = _stored_or_built(where, environ)
             hit = (items, _Index(items))
             if len(_CACHE) >= _CACHE_MAX:
                 _CACHE.clear()
@@ -322,10 +322,108 @@ def _entry(cwd: str | None, env: Mapping[str, str] | None) -> tuple[tuple[Protec
 
 
 def clear_cache() -> None:
+    """Forget the set, in this process and on disk (``doctor`` and tests look at what is there now)."""
     with _LOCK:
         _CACHE.clear()
         _PROGRAMS.clear()
         _SETTINGS_FILE.clear()
+        try:
+            os.unlink(_stored_path(os.environ))
+        except (OSError, ValueError):
+            pass
+
+
+# -- the set kept on disk ------------------------------------------------------------------------
+# Building the set imports every host installer and reads the installed distributions' metadata
+# (~100 ms): a per-event process would pay that on its first look-up. The built set is kept in
+# the cache directory (itself part of the set: the agent cannot write it) under a key made of
+# everything the build reads: the working directory and its project root, the variables it is
+# derived from, the user settings file's stamp, the interpreter, ``sys.path`` and the stamps of
+# its directories (an install, an uninstall or a new ``.pth`` changes them), this module's
+# stamp and the user. Reading it back costs a few ``stat`` calls and one small JSON file.
+
+_STORED_FILE = "controlplane.json"
+_STORED_VERSION = 1
+_STORED_ENTRIES = 32
+_STORED_LIMIT = 4 << 20
+
+
+def _stored_path(env: Mapping[str, str]) -> str:
+    from .settings import cache_dir
+
+    return os.path.join(cache_dir(env), _STORED_FILE)
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_mtime_ns, st.st_ino)
+
+
+def _stored_key(cwd: str, env: Mapping[str, str]) -> str:
+    import hashlib
+
+    from .settings import find_project_root, user_dir
+
+    root = find_project_root(cwd)
+    parts = (_STORED_VERSION, cwd, str(root), [env.get(k) for k in _ENV_KEYS],
+             _stamp(str(user_dir(env) / "settings.toml")), sys.executable, sys.prefix,
+             [(p, _stamp(p)) for p in sys.path], _stamp(__file__), getattr(os, "getuid", lambda: None)())
+    return hashlib.sha256(repr(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _read_stored(path: str) -> dict[str, list[list[object]]]:
+    import json
+
+    from .fileio import read_bounded
+
+    try:
+        data = json.loads(read_bounded(path, _STORED_LIMIT))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != _STORED_VERSION or not isinstance(
+            data.get("entries"), dict):
+        return {}
+    return data["entries"]
+
+
+def _decode(rows: object) -> tuple[ProtectedPath, ...] | None:
+    if not isinstance(rows, list):
+        return None
+    out = []
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 4 and isinstance(row[0], str) and row[1] in KINDS
+                and isinstance(row[2], bool) and isinstance(row[3], str) and os.path.isabs(row[0])):
+            return None  # not what we wrote: build afresh
+        out.append(ProtectedPath(row[0], row[1], row[2], row[3]))
+    return tuple(out) or None
+
+
+def _stored_or_built(cwd: str, env: Mapping[str, str]) -> tuple[ProtectedPath, ...]:
+    try:
+        key, path = _stored_key(cwd, env), _stored_path(env)
+    except Exception:  # the settings or the cache directory cannot be named: nothing to keep
+        return _build(cwd, env)
+    entries = _read_stored(path)
+    items = _decode(entries.get(key))
+    if items is not None:
+        return items
+    items = _build(cwd, env)
+    entries.pop(key, None)
+    entries[key] = [[p.path, p.kind, p.tree, p.why] for p in items]
+    while len(entries) > _STORED_ENTRIES:
+        entries.pop(next(iter(entries)))
+    try:
+        import json
+
+        from .fileio import atomic_write
+
+        atomic_write(Path(path), json.dumps({"version": _STORED_VERSION, "entries": entries}), mode=0o600)
+    except OSError:  # a read-only cache directory: the next process builds the set again
+        pass
+    return items
 
 
 # -- the API the guard uses ------------------------------------------------------------------------
