@@ -19,7 +19,10 @@ hand list, so that a new settings location or host installer is protected the da
 
 The guard calls :func:`covering` for every path a command writes, and
 :func:`weakening_subcommand` for every run of one of :func:`our_programs`. The set is computed
-once per working directory and environment and cached; a call costs a few ``os.path`` operations.
+once per working directory and environment and cached, in the process and in the cache directory
+(so a per-event process reads it back instead of importing every installer); a call costs a few
+``os.path`` operations. :func:`nested_agent_weakening` and :func:`relocates_nested_agent` say which
+runs of an agent host drop or move the hooks agent-hooks installed there.
 """
 
 from __future__ import annotations
