@@ -89,7 +89,8 @@ def heads(cwd: str) -> frozenset[str] | None:
     core = _core()
     if core is None or not hasattr(core, "heads"):
         return None
-    return core.heads(cwd)  # type: ignore[no-any-return]
+    got: frozenset[str] = core.heads(cwd)
+    return got
 
 
 def weakening_subcommand(args: Sequence[str]) -> str | None:
