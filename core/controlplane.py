@@ -709,6 +709,8 @@ def _options(args: Sequence[str]) -> list[tuple[str, str | None]]:
         if a.startswith("--") and "=" in a:
             name, _, value = a.partition("=")
             out.append((name, value))
+        elif not a.startswith("--") and len(a) > 2:  # `-cVALUE`: a short option with its value attached
+            out.append((a[:2], a[2:]))
         else:
             nxt = args[k + 1] if k + 1 < len(args) and not args[k + 1].startswith("-") else None
             out.append((a, nxt))

@@ -123,6 +123,8 @@ CLI = [
     "python3 -Im agent_hooks_core plugins disable guard",
     "python3 -m agent_hooks_core.cli plugins disable guard",
     "python3 -m agent_hooks_core --settings /tmp/x plugins disable guard",
+    "python3 -X importtime -m agent_hooks_core plugins disable guard",
+    "python3 -W ignore -m agent_hooks_core trust --yes",
     f"{PY} -I -m agent_hooks_core trust --yes",
     f"{PY} {SITE}/agent_hooks_core plugins disable guard",
     "uvx agent-hooks plugins disable guard",
@@ -153,6 +155,11 @@ ENVIRONMENT = [
     "CODEX_HOME=/tmp/evil codex exec hi",
     "export CODEX_HOME=/tmp/evil",
     "env HOME=/tmp/evil gemini -p hi",
+    "HOME=/tmp/evil bash -c 'claude -p hi'",
+    "HOME=/tmp/evil; export HOME; claude -p hi",
+    "GEMINI_CLI_SYSTEM_SETTINGS_PATH=/tmp/evil.json gemini -p hi",
+    "OPENCODE_DISABLE_DEFAULT_PLUGINS=1 opencode run hi",
+    "env -u HOME claude -p hi",
 ]
 #: nested agents whose flags drop or replace our hooks
 NESTED = [
@@ -165,6 +172,7 @@ NESTED = [
     "codex --config 'hooks={{}}' exec hi",
     "codex exec -c features.codex_hooks=false hi",
     "codex --disable hooks exec hi",
+    "codex -cfeatures.hooks=false exec hi",
     "codex --dangerously-bypass-hook-trust exec hi",
     "omp --no-extensions -p hi",
     "npx -y @openai/codex@latest -c 'hooks.PreToolUse=[]' exec hi",
@@ -203,6 +211,8 @@ ALLOWED = [
     "export PATH=$PATH:/opt/bin",
     "export PYTHONPATH=src",
     "gemini --extensions none -p hi",
+    "HOME=/tmp/h bash -c 'make test'",
+    "codex exec -c model_reasoning_effort=high 'fix it'",
     "codex -c model=o3 exec hi",
     "claude --setting-sources user,project,local -p hi",
     "echo x > \"$(pwd)/out.txt\"",
@@ -280,3 +290,22 @@ def test_the_agent_programs_are_every_hosts_executable() -> None:
     executables = {h.executable for h in registry.hosts() if h.executable}
     assert executables == set(controlplane.AGENT_PROGRAMS)
     assert set(controlplane.AGENT_PACKAGES.values()) <= executables
+
+
+@pytest.mark.parametrize("command", ["echo $(__ahsub0__)", "rm -rf ~ $(__ahsub0__)",
+                                     "bash -c \"echo $(rm -rf ~)\" $(__ahsub1__)"])
+def test_a_command_that_spells_the_parsers_placeholders_is_answered(command: str, tmp_path: Path,
+                                                                    _isolated_home: Path) -> None:
+    """The guard's parser stands placeholders in for substitutions; a command line that spells one
+    itself once sent it round in a loop forever (the gate never answered). A real process, so a
+    loop fails the test at its timeout instead of hanging the run."""
+    import json
+    import os
+    import subprocess
+
+    data = json.dumps({"tool_name": "bash", "arguments": {"command": command}})
+    proc = subprocess.run([PY, "-m", "agent_hooks_core", "fire", "pre_tool", "--data", data], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "AGENT_HOOKS_PLUGINS": "guard"})
+    out = json.loads(proc.stdout)
+    assert ("rm -rf" in command) == bool(out.get("block")), (command, out, proc.stderr)

@@ -20,6 +20,7 @@ from .shell import (
     TOO_DEEP,
     Command,
     reads_stdin_as_script,
+    shell_script_flag,
 )
 
 if TYPE_CHECKING:
@@ -198,6 +199,8 @@ def our_env_change(cmd: Command) -> str | None:
 
 
 _ASSIGNS = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
+#: what separates the words of a script (for naming the programs it may start, without parsing it)
+_WORDS = re.compile(r"[\s;&|()<>`$'\"]+")
 
 
 def nested_agent_change(cmd: Command) -> str | None:
@@ -206,17 +209,24 @@ def nested_agent_change(cmd: Command) -> str | None:
     where its configuration is read from or what code its processes load first, an emptied
     environment; and ``export`` of such a variable, which lasts for what the shell starts next."""
     raw = cmd.raw or cmd.argv
-    if cmd.name in _DECLARES:
-        for a in cmd.args:
-            m = _ASSIGNS.match(a)
-            if m and plane.never_exported(m.group(1)):
-                return f"exports {m.group(1)}, which moves where agent-hooks and the agents started later " \
-                       f"read their configuration from"
+    if cmd.name in _DECLARES or not cmd.argv:
+        # `export X=...`, `export X` after `X=...`, or a bare `X=...` (`set -a` exports it)
+        for a in (cmd.args if cmd.argv else raw):
+            name = a.split("=", 1)[0]
+            if _ASSIGNS.match(name + "=") and plane.never_exported(name):
+                return f"sets {name} for what the shell starts next, which moves where agent-hooks and " \
+                       f"the agents started later read their configuration from"
         return None
     host = plane.agent_program(cmd.name)
     ours = cmd.name in ("agenthooks", "agent-hooks") or cmd.name.startswith("agent_hooks_core")
     if host is None and not ours:
-        return None
+        k = shell_script_flag(cmd.argv)
+        if k is None or k >= len(cmd.argv):
+            return None
+        # `HOME=... bash -c 'claude -p ...'`: the variables reach every program the script starts
+        host = next((h for h in map(plane.agent_program, _WORDS.split(cmd.argv[k])) if h), None)
+        if host is None:
+            return None
     what = f"a nested {host}" if host else "agent-hooks"
     why = plane.nested_agent_weakening(cmd.name, cmd.args) if host else None
     if why:
@@ -611,7 +621,7 @@ def our_cli_weakening(cmd: Command) -> str | None:
         return None  # every spelling of our CLI holds the word
     for k, word in enumerate(raw[1:], 1):
         base = word.rstrip("/").rsplit("/", 1)[-1]
-        if re.fullmatch(r"-[A-Za-z]*m", raw[k - 1]):
+        if re.fullmatch(r"-[A-Za-z]*m", raw[k - 1]) and not any(w in ("-X", "-W") for w in raw[1:k - 1]):
             continue  # `python -m agent_hooks_core`: judged as the command it unwraps to
         if base in _OUR_NAMES or base.split(".", 1)[0] == "agent_hooks_core" or (
                 base == "__main__.py" and "/agent_hooks_core/" in word):
