@@ -19,7 +19,10 @@ hand list, so that a new settings location or host installer is protected the da
 
 The guard calls :func:`covering` for every path a command writes, and
 :func:`weakening_subcommand` for every run of one of :func:`our_programs`. The set is computed
-once per working directory and environment and cached; a call costs a few ``os.path`` operations.
+once per working directory and environment and cached, in the process and in the cache directory
+(so a per-event process reads it back instead of importing every installer); a call costs a few
+``os.path`` operations. :func:`nested_agent_weakening` and :func:`relocates_nested_agent` say which
+runs of an agent host drop or move the hooks agent-hooks installed there.
 """
 
 from __future__ import annotations
@@ -236,8 +239,10 @@ def _build(cwd: str, env: Mapping[str, str]) -> tuple[ProtectedPath, ...]:
 #: the variables the protected set is derived from (ours, the platform's, the installers'): a
 #: change of any of them is a new set. Looked up one by one: iterating os.environ costs ~50 µs.
 _ENV_KEYS = ("AGENT_HOOKS_HOME", "HOME", "PATH", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
-             "XDG_STATE_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "PI_CODING_AGENT_DIR",
-             "GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+             "XDG_STATE_HOME", "XDG_DATA_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "PI_CODING_AGENT_DIR",
+             "GEMINI_CLI_TRUSTED_FOLDERS_PATH", "COPILOT_HOME", "KIMI_SHARE_DIR", "VIBE_HOME")
+#: the same, for callers that pass ``env``: the protected set reads no other variable
+ENV_KEYS = _ENV_KEYS
 _SETTINGS_FILE: dict[tuple[str | None, ...], str] = {}
 _CACHE: dict[tuple[object, ...], tuple[tuple[ProtectedPath, ...], _Index]] = {}
 _CACHE_MAX = 32
@@ -253,6 +258,16 @@ class _Index:
         for item in items:
             (self.trees if item.tree else self.files).setdefault(item.path, item)
         self.all = items
+        self.heads: dict[str, frozenset[str]] = {}
+
+    def heads_below(self, directory: str) -> frozenset[str]:
+        """The names in ``directory`` that are, or lead to, a protected path (remembered)."""
+        got = self.heads.get(directory)
+        if got is None:
+            prefix = directory.rstrip(os.sep) + os.sep
+            got = self.heads[directory] = frozenset(
+                item.path[len(prefix):].split(os.sep, 1)[0] for item in self.all if item.path.startswith(prefix))
+        return got
 
     def lookup(self, path: str) -> ProtectedPath | None:
         """The most specific protected path covering ``path`` (itself, or a tree above it)."""
@@ -301,7 +316,7 @@ def _entry(cwd: str | None, env: Mapping[str, str] | None) -> tuple[tuple[Protec
     with _LOCK:
         hit = _CACHE.get(key)
         if hit is None:
-            items = _build(where, environ)
+            items = _stored_or_built(where, environ)
             hit = (items, _Index(items))
             if len(_CACHE) >= _CACHE_MAX:
                 _CACHE.clear()
@@ -310,10 +325,108 @@ def _entry(cwd: str | None, env: Mapping[str, str] | None) -> tuple[tuple[Protec
 
 
 def clear_cache() -> None:
+    """Forget the set, in this process and on disk (``doctor`` and tests look at what is there now)."""
     with _LOCK:
         _CACHE.clear()
         _PROGRAMS.clear()
         _SETTINGS_FILE.clear()
+        try:
+            os.unlink(_stored_path(os.environ))
+        except (OSError, ValueError):
+            pass
+
+
+# -- the set kept on disk ------------------------------------------------------------------------
+# Building the set imports every host installer and reads the installed distributions' metadata
+# (~100 ms): a per-event process would pay that on its first look-up. The built set is kept in
+# the cache directory (itself part of the set: the agent cannot write it) under a key made of
+# everything the build reads: the working directory and its project root, the variables it is
+# derived from, the user settings file's stamp, the interpreter, ``sys.path`` and the stamps of
+# its directories (an install, an uninstall or a new ``.pth`` changes them), this module's
+# stamp and the user. Reading it back costs a few ``stat`` calls and one small JSON file.
+
+_STORED_FILE = "controlplane.json"
+_STORED_VERSION = 1
+_STORED_ENTRIES = 32
+_STORED_LIMIT = 4 << 20
+
+
+def _stored_path(env: Mapping[str, str]) -> str:
+    from .settings import cache_dir
+
+    return os.path.join(cache_dir(env), _STORED_FILE)
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_mtime_ns, st.st_ino)
+
+
+def _stored_key(cwd: str, env: Mapping[str, str]) -> str:
+    import hashlib
+
+    from .settings import find_project_root, user_dir
+
+    root = find_project_root(cwd)
+    parts = (_STORED_VERSION, cwd, str(root), [env.get(k) for k in _ENV_KEYS],
+             _stamp(str(user_dir(env) / "settings.toml")), sys.executable, sys.prefix,
+             [(p, _stamp(p)) for p in sys.path], _stamp(__file__), getattr(os, "getuid", lambda: None)())
+    return hashlib.sha256(repr(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _read_stored(path: str) -> dict[str, list[list[object]]]:
+    import json
+
+    from .fileio import read_bounded
+
+    try:
+        data = json.loads(read_bounded(path, _STORED_LIMIT))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != _STORED_VERSION or not isinstance(
+            data.get("entries"), dict):
+        return {}
+    return data["entries"]
+
+
+def _decode(rows: object) -> tuple[ProtectedPath, ...] | None:
+    if not isinstance(rows, list):
+        return None
+    out = []
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 4 and isinstance(row[0], str) and row[1] in KINDS
+                and isinstance(row[2], bool) and isinstance(row[3], str) and os.path.isabs(row[0])):
+            return None  # not what we wrote: build afresh
+        out.append(ProtectedPath(row[0], row[1], row[2], row[3]))
+    return tuple(out) or None
+
+
+def _stored_or_built(cwd: str, env: Mapping[str, str]) -> tuple[ProtectedPath, ...]:
+    try:
+        key, path = _stored_key(cwd, env), _stored_path(env)
+    except Exception:  # the settings or the cache directory cannot be named: nothing to keep
+        return _build(cwd, env)
+    entries = _read_stored(path)
+    items = _decode(entries.get(key))
+    if items is not None:
+        return items
+    items = _build(cwd, env)
+    entries.pop(key, None)
+    entries[key] = [[p.path, p.kind, p.tree, p.why] for p in items]
+    while len(entries) > _STORED_ENTRIES:
+        entries.pop(next(iter(entries)))
+    try:
+        import json
+
+        from .fileio import atomic_write
+
+        atomic_write(Path(path), json.dumps({"version": _STORED_VERSION, "entries": entries}), mode=0o600)
+    except OSError:  # a read-only cache directory: the next process builds the set again
+        pass
+    return items
 
 
 # -- the API the guard uses ------------------------------------------------------------------------
@@ -359,6 +472,13 @@ def covering(path: str, *, cwd: str | None = None, env: Mapping[str, str] | None
             if hit is not None:
                 return hit
     return None
+
+
+def heads(cwd: str, *, env: Mapping[str, str] | None = None) -> frozenset[str]:
+    """The names in the directory ``cwd`` that are, or lead to, a protected path (``.agent-hooks``,
+    ``.claude``, …): a relative path whose first component is none of them, and no symlink, names
+    nothing of the control plane. For a cheap first look at every argument of a command."""
+    return _entry(cwd, env)[1].heads_below(os.path.abspath(cwd))
 
 
 #: options of ``agenthooks`` itself that take a value (they come before the subcommand)
@@ -524,3 +644,125 @@ def _console_scripts() -> list[str]:
         return ["agenthooks"]
     names = [ep.name for ep in eps if ep.group == "console_scripts"]
     return names or ["agenthooks"]
+
+
+# -- nested agents -----------------------------------------------------------------------------------
+
+#: the programs that start an agent host (each host record's ``executable``; a test keeps them
+#: equal) and the npm packages that ship one (``npx <package>``). Data, so that judging a command
+#: does not load the host registry (tens of milliseconds in a per-event process).
+AGENT_PROGRAMS = frozenset({"claude", "codex", "copilot", "cursor-agent", "droid", "gemini", "kimi", "omp",
+                            "opencode", "openhands", "pi", "qwen", "vibe"})
+AGENT_PACKAGES = {"@anthropic-ai/claude-code": "claude", "@openai/codex": "codex", "@google/gemini-cli": "gemini",
+                  "@qwen-code/qwen-code": "qwen", "@github/copilot": "copilot", "opencode-ai": "opencode",
+                  "@mariozechner/pi-coding-agent": "pi", "@oh-my-pi/pi-coding-agent": "omp"}
+#: a package's last segment (what is left once ``npx`` took the scope off); the first package wins
+_PACKAGE_TAILS = {package.rsplit("/", 1)[-1]: host for package, host in reversed(AGENT_PACKAGES.items())}
+
+#: environment variables that decide where a nested agent (and the agent-hooks it runs) finds its
+#: configuration, or what code its processes load before ours: set for a nested agent, they
+#: drop or replace our hooks. By shape (``*_HOME``, ``*_DIR``, ``*_CONFIG*``, ``*SETTINGS*``,
+#: ``*HOOK*``, ``*DISABLE*``, ``XDG_*``, loaders) so a host's new variable is covered the day it exists.
+_RELOCATING = ("HOME", "PATH", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "PYTHONWARNINGS",
+               "PYTHONSAFEPATH", "PYTHONPLATLIBDIR", "PYTHONEXECUTABLE", "LD_PRELOAD", "LD_LIBRARY_PATH",
+               "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "NODE_OPTIONS", "NODE_PATH",
+               "BUN_OPTIONS", "ZDOTDIR", "BASH_ENV", "ENV")
+_RELOCATING_SHAPES = ("_HOME", "_DIR", "_DIRS", "_CONFIG", "_CONFIG_PATH", "_CONFIG_FILE", "_PATH")
+#: the subset that no ordinary command line exports: `export` of one of these is denied outright
+#: (the shell it lasts in may start a nested agent), while e.g. ``export PATH=...`` stays ordinary work
+_NEVER_EXPORTED = ("HOME", "LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "NODE_OPTIONS", "BUN_OPTIONS",
+                   "BASH_ENV", "ZDOTDIR")
+
+
+def relocates_nested_agent(variable: str) -> bool:
+    """Whether setting ``variable`` for a nested agent can drop or replace agent-hooks' hooks there."""
+    v = variable.upper()
+    return (v in _RELOCATING or v.startswith(("XDG_", "AGENT_HOOKS_", "PYTHON", "LD_", "DYLD_"))
+            or v.endswith(_RELOCATING_SHAPES) or "SETTINGS" in v or "HOOK" in v or "DISABLE" in v)
+
+
+def never_exported(variable: str) -> bool:
+    """Whether ``export``ing ``variable`` is itself a change of the control plane: our own
+    variables, the directories our settings and the hosts' configurations live in, loaders."""
+    v = variable.upper()
+    return v in _NEVER_EXPORTED or (v in _ENV_KEYS and v != "PATH") or v.startswith("AGENT_HOOKS_")
+
+
+def agent_program(name: str) -> str | None:
+    """The agent host ``name`` starts, or None: a program, or an npm package as ``npx`` names it
+    (``@anthropic-ai/claude-code@latest``, or its last segment once a wrapper took the scope off)."""
+    bare = name[:1] + name[1:].split("@", 1)[0]  # the version, not a scope's @
+    base = bare.rsplit("/", 1)[-1]
+    if base in AGENT_PROGRAMS:
+        return base
+    return _PACKAGE_TAILS.get(base)
+
+
+def _options(args: Sequence[str]) -> list[tuple[str, str | None]]:
+    """``(option, value)`` for every ``--opt value``/``--opt=value``/``-o value`` in ``args`` (the
+    value is the next word when it is no option itself; a flag's value is then a guess, which only
+    ever makes a check stricter)."""
+    out: list[tuple[str, str | None]] = []
+    for k, a in enumerate(args):
+        if not a.startswith("-") or a == "-" or a == "--":
+            continue
+        if a.startswith("--") and "=" in a:
+            name, _, value = a.partition("=")
+            out.append((name, value))
+        elif not a.startswith("--") and len(a) > 2:  # `-cVALUE`: a short option with its value attached
+            out.append((a[:2], a[2:]))
+        else:
+            nxt = args[k + 1] if k + 1 < len(args) and not args[k + 1].startswith("-") else None
+            out.append((a, nxt))
+    return out
+
+
+def _claude_hooks_off(args: Sequence[str]) -> str | None:
+    for opt, value in _options(args):
+        if opt == "--setting-sources":
+            sources = {s.strip() for s in (value or "").split(",")}
+            if not {"user", "project", "local"} <= sources:
+                return f"--setting-sources {value or ''} leaves out settings that hold agent-hooks' hooks"
+        elif opt == "--settings":
+            return "--settings can switch hooks off (disableAllHooks) or replace them"
+        elif opt == "--bare":
+            return "--bare skips the hooks agent-hooks installed"
+    return None
+
+
+#: configuration keys that hold or switch Codex's hooks (``features`` alone: an inline table)
+_CODEX_HOOK_KEYS = ("hooks", "features", "features.hooks", "features.codex_hooks")
+
+
+def _codex_hooks_off(args: Sequence[str]) -> str | None:
+    for opt, value in _options(args):
+        if opt in ("-c", "--config") and value is not None:
+            key = value.partition("=")[0].strip().strip("\"'")
+            if key in _CODEX_HOOK_KEYS or key.startswith("hooks."):
+                return f"-c {key} changes or switches off the hooks agent-hooks installed"
+        elif opt in ("--disable", "--enable") and value is not None and "hook" in value:
+            return f"{opt} {value} changes whether hooks run"
+        elif opt == "--dangerously-bypass-hook-trust":
+            return "--dangerously-bypass-hook-trust runs hooks nobody reviewed (a repository's own)"
+    return None
+
+
+def _pi_hooks_off(args: Sequence[str]) -> str | None:
+    for opt, _ in _options(args):
+        if opt in ("--no-extensions", "--no-hooks"):
+            return f"{opt} drops the extension agent-hooks installed"
+    return None
+
+
+#: host -> what in its command line drops or replaces our hooks (flags that only add are fine)
+_HOOKS_OFF = {"claude": _claude_hooks_off, "codex": _codex_hooks_off, "pi": _pi_hooks_off, "omp": _pi_hooks_off}
+
+
+def nested_agent_weakening(program: str, args: Sequence[str]) -> str | None:
+    """Why running the agent ``program`` with ``args`` drops or replaces agent-hooks' hooks there, or None."""
+    host = agent_program(program)
+    if host is None:
+        return None
+    judge = _HOOKS_OFF.get(host)
+    why = judge(list(args)) if judge is not None else None
+    return f"a nested {host} run with {why}" if why else None

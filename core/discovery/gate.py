@@ -52,3 +52,18 @@ class RequiredGate:
     @hookimpl(tryfirst=True)
     def pre_fetch_url(self) -> dict[str, Any]:
         return {"denied": True, "reason": self.reason}
+
+
+def refusal(hook: str, reason: str) -> dict[str, Any] | None:
+    """The answer to a gating ``hook`` whose input was refused before any plugin saw it, as
+    ``Outcome.to_dict`` gives it (a deny naming ``reason``); None for a hook that does not gate
+    (its caller answers the input as malformed)."""
+    if hook not in GATING_HOOKS:
+        return None
+    from ..reducer import decide
+
+    gate = RequiredGate([])
+    data: dict[str, Any] = getattr(gate, hook)() if hasattr(gate, hook) else {"decision": "deny"}
+    data.update({"reason": reason, **({"message": reason} if "message" in data else {})})
+    return {"hook": hook, "decision": decide(hook, data), "result": data, "answered": [], "stopped_by": None,
+            "errors": [], "duration_ms": 0.0}

@@ -12,7 +12,6 @@ plugin that holds the GIL stalls everyone: for debugging only).
 from __future__ import annotations
 
 import contextvars
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..bridges import registry
 from ..bridges.base import CommandOptions, HostAdapter, HostAnswer, UsageError
+from ..bridges.hostkit.shape import load_json
 from ..transports import dispatch
 from ..transports.process import default_runtime_factory
 from .pool import Pool
@@ -34,6 +34,14 @@ if TYPE_CHECKING:
 MAX_DEADLINE = 55.0
 
 T = TypeVar("T")
+
+
+class _Refused(Exception):
+    """A gating request answered with a deny before any plugin saw it (``outcome``: its answer)."""
+
+    def __init__(self, outcome: dict[str, Any]) -> None:
+        super().__init__(outcome.get("hook"))
+        self.outcome = outcome
 
 
 class RequestError(Exception):
@@ -163,7 +171,11 @@ class Service:
     def fire(self, raw: bytes) -> dict[str, object]:
         """``{"hook", "payload", "dialect"?, "cwd"?, "session_id"?, "hooks"?, "settings"?}`` -> Outcome."""
         start = time.monotonic()
-        self._fire_options(raw)  # a bad request is refused here, before any worker is busy with it
+        try:
+            self._fire_options(raw)  # a bad request is refused here, before any worker is busy with it
+        except _Refused as refused:
+            self.stats.record("fire", time.monotonic() - start, True, False)
+            return refused.outcome
         deadline = self.deadline if self.deadline is not None else MAX_DEADLINE
         if self.workers is None:
             result = self._with_deadline(lambda: self.fire_inline(raw), deadline, lambda: None)
@@ -187,7 +199,7 @@ class Service:
     def _fire_options(raw: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
         """(the request, runtime options); RequestError for a request we will not serve."""
         try:
-            request = json.loads(raw) if raw.strip() else None
+            request, non_finite = load_json(raw) if raw.strip() else (None, None)
         except RecursionError:
             raise RequestError(400, f"the request is nested deeper than {dispatch.MAX_DEPTH} levels") from None
         except (ValueError, UnicodeDecodeError) as exc:
@@ -196,6 +208,13 @@ class Service:
             raise RequestError(400, 'expected a JSON object with "hook" (and "payload")')
         if dispatch.depth_exceeds(request, dispatch.MAX_DEPTH + 2):
             raise RequestError(400, f"the request is nested deeper than {dispatch.MAX_DEPTH} levels")
+        if non_finite:  # a gating hook is denied naming the field; any other request is malformed
+            from ..discovery.gate import refusal
+
+            outcome = refusal(request["hook"], f"malformed request: {non_finite}")
+            if outcome is None:
+                raise RequestError(400, f"malformed request: {non_finite}")
+            raise _Refused(outcome)
         cwd = request.get("cwd")
         hooks = request.get("hooks") or []
         if not (cwd is None or isinstance(cwd, str)) or not (isinstance(hooks, list)
@@ -211,7 +230,10 @@ class Service:
 
     def fire_inline(self, raw: bytes) -> dict[str, object]:
         """The Outcome of one ``/fire`` request, computed in this process (in a worker)."""
-        request, options = self._fire_options(raw)
+        try:
+            request, options = self._fire_options(raw)
+        except _Refused as refused:
+            return refused.outcome
         try:
             with self.pool.request(options, lambda o: default_runtime_factory(**o)) as rt:
                 out = rt.fire(request["hook"], request.get("payload"), dialect=request.get("dialect"))

@@ -31,6 +31,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING
 
+from ..bridges.hostkit.shape import load_json
 from ..context import NoUI
 
 if TYPE_CHECKING:
@@ -45,6 +46,8 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
+#: where a message read with a number JSON does not have keeps what is wrong (not a JSON-RPC member)
+NON_FINITE = "\0non-finite"
 INTERNAL_ERROR = -32603
 NOT_INITIALIZED = -32002
 CLIENT_GONE = -32003
@@ -249,7 +252,7 @@ class Channel:
 
     def _take(self, raw: bytes) -> None:
         try:
-            message = json.loads(raw)
+            message, non_finite = load_json(raw)
         except RecursionError:
             self.reply_error(None, RpcError(PARSE_ERROR, "parse error: nested too deeply"))
             return
@@ -259,6 +262,8 @@ class Channel:
         if not isinstance(message, dict):
             self.reply_error(None, RpcError(INVALID_REQUEST, "a message must be a JSON object"))
             return
+        if non_finite:
+            message[NON_FINITE] = non_finite  # refused by dispatch, which knows the method
         if "method" not in message and ("result" in message or "error" in message):
             self._resolve(message)
             return
@@ -520,7 +525,8 @@ class Server:
             handler = getattr(self, "do_" + method.replace(".", "_"), None)
             if handler is None:
                 raise RpcError(METHOD_NOT_FOUND, f"unknown method {method!r}")
-            result = handler(params)
+            bad = message.get(NON_FINITE)
+            result = self._refuse(method, params, f"malformed message: {bad}") if bad else handler(params)
         except RpcError as exc:
             if is_request:
                 self.channel.reply_error(msg_id, exc)
@@ -534,6 +540,22 @@ class Server:
         if is_request:
             self.channel.reply(msg_id, result)
         return "shutdown" if method == "shutdown" else None
+
+    def _refuse(self, method: str, params: dict[str, Any], problem: str) -> dict[str, Any]:
+        """The answer to a message holding a number JSON does not have: a host event gets the
+        adapter's failure (a deny when it gates), a gating ``fire`` a deny naming the field; any
+        other message is malformed."""
+        if method == "event":
+            name = params.get("name")
+            answer = self._adapter(params.get("host")).failure(name if isinstance(name, str) else None, problem)
+            return {"answer": answer.body, "blocked": bool(answer.blocked), "errors": list(answer.stderr)}
+        if method == "fire" and isinstance(params.get("hook"), str):
+            from ..discovery.gate import refusal
+
+            outcome = refusal(params["hook"], problem)
+            if outcome is not None:
+                return outcome
+        raise RpcError(INVALID_PARAMS, problem)
 
     # -- methods ---------------------------------------------------------------------------
 

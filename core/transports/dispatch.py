@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..bridges.base import BridgeInputError, HostAdapter, HostAnswer
+from ..bridges.hostkit.shape import load_json
 from ..errors import describe as describe  # the one naming of a failure (also used as dispatch.describe)
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def decode(adapter: HostAdapter, raw: bytes, fallback: str | None = None
     name = (adapter.event_name(event) if event is not None else None) or fallback
     if name is None:
         name = adapter.sniff_event_name(raw)
-    return event, name, problem
+    return (None if problem else event), name, problem
 
 
 def _decode(adapter: HostAdapter, raw: bytes) -> tuple[dict[str, object] | None, str | None]:
@@ -58,7 +59,7 @@ def _decode(adapter: HostAdapter, raw: bytes) -> tuple[dict[str, object] | None,
     if not raw.strip():
         return None, "no event on stdin (expected one JSON object)"
     try:
-        event = json.loads(raw)
+        event, non_finite = load_json(raw)
     except RecursionError:
         return None, f"the event is nested deeper than {MAX_DEPTH} levels"
     except (ValueError, UnicodeDecodeError) as exc:
@@ -69,6 +70,8 @@ def _decode(adapter: HostAdapter, raw: bytes) -> tuple[dict[str, object] | None,
         return None, f"the event is nested deeper than {MAX_DEPTH} levels"
     if adapter.event_name(event) is None:
         return None, f"the event has no {adapter.event_field}"
+    if non_finite:  # the event, for its name: the refusal is the adapter's failure (a deny when gating)
+        return event, f"malformed event: {non_finite}"
     return event, None
 
 

@@ -264,3 +264,70 @@ def test_project_scope_host_configs_of_the_project_above_the_cwd(world: dict[str
     project = world["project"]
     assert kind_of(project / ".claude" / "settings.json", project / "src") == "host-config"
     assert kind_of(project / "src" / ".codex" / "hooks.json", project / "src") == "host-config"
+
+
+# -- the set kept on disk --------------------------------------------------------------------------
+
+
+def _fresh_process_lookup(project: Path) -> dict[str, object]:
+    """The first look-up in a new process: which installer modules it imported, whether it built."""
+    import json
+    import subprocess
+
+    code = ("import json, sys\n"
+            "from agent_hooks_core import controlplane as c\n"
+            "built = []\n"
+            "real = c._build\n"
+            "c._build = lambda cwd, env: built.append(cwd) or real(cwd, env)\n"
+            f"hit = c.covering('.agent-hooks/settings.toml', cwd={str(project)!r})\n"
+            "mods = [m for m in sys.modules if m.startswith('agent_hooks_core.bridges.') and 'install' in m]\n"
+            "print(json.dumps({'built': bool(built), 'installers': mods, 'kind': hit and hit.kind}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ)
+    data: dict[str, object] = json.loads(out.stdout)
+    return data
+
+
+def test_a_new_process_reads_the_stored_set_without_importing_the_installers(world: dict[str, Path]) -> None:
+    first = _fresh_process_lookup(world["project"])
+    assert first["built"] is True and first["installers"], first  # the first one builds (imports installers)
+    again = _fresh_process_lookup(world["project"])
+    assert again == {"built": False, "installers": [], "kind": "settings"}, again
+
+
+def test_the_stored_set_is_the_built_one(world: dict[str, Path]) -> None:
+    stored = protected_paths(cwd=str(world["project"]))
+    assert set(stored) == set(controlplane._build(str(world["project"]), os.environ))
+    controlplane._CACHE.clear()  # the process forgets; the disk keeps it
+    assert set(protected_paths(cwd=str(world["project"]))) == set(stored)
+
+
+def test_what_the_build_reads_is_a_new_stored_set(world: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change of the user settings (an organisation policy named), of a variable the set is
+    derived from or of the working directory is never answered from the stored set."""
+    project = world["project"]
+    org = world["tmp"] / "org.toml"
+    assert covering(str(org), cwd=str(project)) is None
+    (world["ah"] / "settings.toml").write_text(f'[organisation]\npath = "{org}"\n')
+    controlplane._CACHE.clear()
+    assert kind_of(org, project) == "organisation"
+    codex_home = world["tmp"] / "codex-home"
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    controlplane._CACHE.clear()
+    assert kind_of(codex_home / "hooks.json", project) == "host-config"
+    monkeypatch.delenv("CODEX_HOME")
+    other = world["tmp"] / "other"
+    other.mkdir()
+    controlplane._CACHE.clear()
+    assert kind_of(other / ".codex" / "hooks.json", other) == "host-config"
+
+
+@pytest.mark.parametrize("content", ["not json", '{"version": 1, "entries": {"k": [[1, 2, 3, 4]]}}', "[]",
+                                     '{"version": 1, "entries": []}'])
+def test_a_damaged_stored_set_is_built_again(world: dict[str, Path], content: str) -> None:
+    protected_paths(cwd=str(world["project"]))
+    path = Path(controlplane._stored_path(os.environ))
+    assert path.is_file()
+    key = controlplane._stored_key(str(world["project"]), os.environ)
+    path.write_text(content.replace('"k"', f'"{key}"'))
+    controlplane._CACHE.clear()
+    assert kind_of(world["ah"] / "settings.toml", world["project"]) == "settings"

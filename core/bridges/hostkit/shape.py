@@ -61,6 +61,68 @@ class ToolShape:
     json_text: bool = False
 
 
+class _NonFinite:
+    """A number JSON does not have, as it was written (``NaN``, ``Infinity``, ``1e999``)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def load_json(raw: bytes | str) -> tuple[Any, str | None]:
+    """``json.loads`` for what hosts send: ``(value, None)``, or ``(value, problem)`` when the text
+    holds a number JSON does not have: ``NaN``, ``Infinity``, ``-Infinity`` (Python's json reads
+    them, JSON and the hosts' own parsers do not) or one too large for a float (``1e999``). The
+    problem names the first such field (``tool_input.timeout is NaN, not a JSON number``); each
+    is read as None so the rest (the event's name, a request's id) can still route the refusal.
+    The one place events are loaded from JSON: bridges, the server's ``/fire`` and host routes, stdio.
+    Raises what ``json.loads`` raises for text that is no JSON at all."""
+    found: list[_NonFinite] = []
+
+    def constant(text: str) -> _NonFinite:
+        mark = _NonFinite(text)
+        found.append(mark)
+        return mark
+
+    def number(text: str) -> Any:
+        value = float(text)
+        return value if value - value == 0.0 else constant(text)  # inf - inf and nan - nan are nan
+
+    value = json.loads(raw, parse_constant=constant, parse_float=number)
+    if not found:
+        return value, None
+    if isinstance(value, _NonFinite):
+        return None, f"the event is {value.text}, not a JSON object"
+    first = _without_marks(value)
+    return value, f"{first}, not a JSON number"
+
+
+def _without_marks(root: Any) -> str:
+    """Replace every mark in ``root`` by None; ``"<dotted path> is <text>"`` of the first one in
+    document order. Iterative: the depth is the JSON parser's, never Python's stack."""
+    first = ""
+    stack: list[tuple[Any, str, Any]] = [(root, "", iter(_entries(root)))]
+    while stack:
+        node, path, entries = stack[-1]
+        step = next(entries, None)
+        if step is None:
+            stack.pop()
+            continue
+        key, child = step
+        where = f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else str(key))
+        if isinstance(child, _NonFinite):
+            node[key] = None
+            first = first or f"{where} is {child.text}"
+        elif isinstance(child, dict | list):
+            stack.append((child, where, iter(_entries(child))))
+    return first
+
+
+def _entries(node: Any) -> list[tuple[Any, Any]]:
+    return list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
+
+
 def json_type(value: Any) -> str:
     """The JSON name of ``value``'s type, for messages."""
     if value is None:

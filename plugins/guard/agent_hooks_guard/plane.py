@@ -40,8 +40,14 @@ _ENV_SUFFIXES = ("HOME", "_DIR", "PATH")
 
 def relevant_env() -> dict[str, str]:
     """The variables the protected set is derived from (roots of settings, hosts' configuration
-    directories, PATH): a small mapping, so a lookup does not walk the whole environment."""
-    return {k: v for k, v in os.environ.items() if k.startswith(_ENV_PREFIXES) or k.endswith(_ENV_SUFFIXES)}
+    directories, PATH): a small mapping, so a lookup does not walk the whole environment. The
+    core names them; looked up one by one (walking ``os.environ`` costs ~100 µs)."""
+    core = _core()
+    keys = getattr(core, "ENV_KEYS", None)
+    if keys is None:
+        return {k: v for k, v in os.environ.items() if k.startswith(_ENV_PREFIXES) or k.endswith(_ENV_SUFFIXES)}
+    get = os.environ.get
+    return {k: v for k in keys if (v := get(k)) is not None}
 
 
 def covering(path: str, cwd: str, env: Mapping[str, str] | None = None, recursive: bool = False) -> Covered | None:
@@ -78,6 +84,15 @@ def exact_paths(cwd: str, env: Mapping[str, str] | None = None) -> frozenset[str
     return frozenset(p.path for p in core.protected_paths(cwd=cwd, env=env))
 
 
+def heads(cwd: str) -> frozenset[str] | None:
+    """The names in ``cwd`` that are, or lead to, a protected path (None without the core's set)."""
+    core = _core()
+    if core is None or not hasattr(core, "heads"):
+        return None
+    got: frozenset[str] = core.heads(cwd)
+    return got
+
+
 def weakening_subcommand(args: Sequence[str]) -> str | None:
     """Why running our CLI with ``args`` weakens the policy, or None."""
     core = _core()
@@ -94,6 +109,40 @@ def weakening_subcommand(args: Sequence[str]) -> str | None:
     if words[0] == "install" and any(a.startswith("--transport") for a in args):
         return "install --transport changes how hooks reach agent-hooks"
     return None
+
+
+def nested_agent_weakening(program: str, args: Sequence[str]) -> str | None:
+    """Why starting the agent ``program`` with ``args`` drops or replaces agent-hooks' hooks there, or None."""
+    core = _core()
+    if core is None or not hasattr(core, "nested_agent_weakening"):
+        return None
+    got = core.nested_agent_weakening(program, list(args))
+    return str(got) if got else None
+
+
+def agent_program(program: str) -> str | None:
+    """The agent host ``program`` starts (a program or an npm package name), or None."""
+    core = _core()
+    if core is None or not hasattr(core, "agent_program"):
+        return None
+    got = core.agent_program(program)
+    return str(got) if got else None
+
+
+def relocates_nested_agent(variable: str) -> bool:
+    """Whether ``variable``, set for a nested agent, can drop or replace agent-hooks' hooks there."""
+    core = _core()
+    if core is None or not hasattr(core, "relocates_nested_agent"):
+        return variable.startswith("AGENT_HOOKS_")
+    return bool(core.relocates_nested_agent(variable))
+
+
+def never_exported(variable: str) -> bool:
+    """Whether ``export VARIABLE=...`` is itself a change of agent-hooks' control plane."""
+    core = _core()
+    if core is None or not hasattr(core, "never_exported"):
+        return variable.startswith("AGENT_HOOKS_")
+    return bool(core.never_exported(variable))
 
 
 @lru_cache(maxsize=1)

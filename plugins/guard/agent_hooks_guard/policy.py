@@ -17,6 +17,7 @@ from .rules import (
     RULES,
     SCRIPT_RUNNERS,
     Finding,
+    activated_environment,
     download_then_run,
     fork_bomb,
     read_targets,
@@ -279,6 +280,7 @@ class Policy:
 
     def _track_cwd(self, commands: list[Command]) -> None:
         cwd = self.cwd
+        venv: str | None = None
         for cmd in commands:
             if cmd.name in ("cd", "pushd", "chdir"):
                 words = [a for a in cmd.args if not a.startswith("-") or a == "-"]
@@ -287,6 +289,7 @@ class Policy:
                     cwd = self.expand(target, cwd) or cwd
             if cwd != self.cwd:
                 cmd.memo["cwd"] = cwd
+            venv = activated_environment(cmd, self, cwd, venv)
             if cmd.name == "ln" and any(a == "-s" or (a.startswith("-") and not a.startswith("--") and "s" in a)
                                         or a == "--symbolic" for a in cmd.args):
                 # a link made earlier in the line does not exist yet when the line is judged: what a

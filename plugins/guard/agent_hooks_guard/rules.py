@@ -20,6 +20,7 @@ from .shell import (
     TOO_DEEP,
     Command,
     reads_stdin_as_script,
+    shell_script_flag,
 )
 
 if TYPE_CHECKING:
@@ -138,11 +139,15 @@ def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
         yield Finding("control-plane", f"runs agent-hooks with a command that weakens its policy "
                                        f"({' '.join(a for a in cmd.args[:3] if not a.startswith('-'))})")
         return
-    why = our_env_change(cmd) or installs_into_our_environment(cmd, pol) or find_reaching_the_plane(cmd, pol)
+    why = (our_env_change(cmd) or nested_agent_change(cmd) or installs_into_our_environment(cmd, pol)
+           or find_reaching_the_plane(cmd, pol))
     if why:
         yield Finding("control-plane", why)
         return
     if not write_targets(cmd):
+        why = works_in_the_plane(cmd, pol)
+        if why:
+            yield Finding("control-plane", why)
         return
     # a recursive change reaches what is below its target too; a broad target is rm-broad's to judge,
     # and find -delete's filters decide what it reaches (find_reaching_the_plane)
@@ -162,6 +167,9 @@ def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
                     yield Finding("control-plane", f"{t} {verb} agent-hooks' control plane ({hit.kind}): "
                                                    f"changing it could switch the guard off")
                     return
+    why = works_in_the_plane(cmd, pol)
+    if why:
+        yield Finding("control-plane", why)
 
 
 _OUR_ENV = re.compile(r"^AGENT_HOOKS_[A-Za-z0-9_]*=")
@@ -190,6 +198,236 @@ def our_env_change(cmd: Command) -> str | None:
     return None
 
 
+_ASSIGNS = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
+#: what separates the words of a script (for naming the programs it may start, without parsing it)
+_WORDS = re.compile(r"[\s;&|()<>`$'\"]+")
+
+
+def nested_agent_change(cmd: Command) -> str | None:
+    """A nested agent (or our own CLI) started so that agent-hooks' hooks there are dropped or
+    replaced: flags that leave out or replace the settings that hold them, variables that move
+    where its configuration is read from or what code its processes load first, an emptied
+    environment; and ``export`` of such a variable, which lasts for what the shell starts next."""
+    raw = cmd.raw or cmd.argv
+    if cmd.name in _DECLARES or not cmd.argv:
+        # `export X=...`, `export X` after `X=...`, or a bare `X=...` (`set -a` exports it)
+        for a in (cmd.args if cmd.argv else raw):
+            name = a.split("=", 1)[0]
+            if _ASSIGNS.match(name + "=") and plane.never_exported(name):
+                return f"sets {name} for what the shell starts next, which moves where agent-hooks and " \
+                       f"the agents started later read their configuration from"
+        return None
+    host = plane.agent_program(cmd.name)
+    ours = cmd.name in ("agenthooks", "agent-hooks") or cmd.name.startswith("agent_hooks_core")
+    if host is None and not ours:
+        k = shell_script_flag(cmd.argv)
+        if k is None or k >= len(cmd.argv):
+            return None
+        # `HOME=... bash -c 'claude -p ...'`: the variables reach every program the script starts
+        host = next((h for h in map(plane.agent_program, _WORDS.split(cmd.argv[k])) if h), None)
+        if host is None:
+            return None
+    what = f"a nested {host}" if host else "agent-hooks"
+    why = plane.nested_agent_weakening(cmd.name, cmd.args) if host else None
+    if why:
+        return f"starts {why}: agent-hooks' hooks would not run there"
+    before = list(raw[:max(len(raw) - len(cmd.argv), 0)])  # assignments and wrappers before the program
+    for w in before:
+        m = _ASSIGNS.match(w)
+        if m and plane.relocates_nested_agent(m.group(1)):
+            return (f"starts {what} with {m.group(1)} changed, which can move or replace the hooks "
+                    f"agent-hooks installed there")
+        if "env" in (cmd.wrappers or []) and (w in ("-i", "--ignore-environment", "-", "-u", "--unset")
+                                              or w.startswith("--unset=")):
+            return f"starts {what} without part of its environment (env {w}), which can drop agent-hooks' hooks"
+    return None
+
+
+#: readers that write a file when given one of these options
+_READER_OUTPUTS = {"sort": ("-o", "--output"), "base64": ("-o", "--output"), "shuf": ("-o", "--output"),
+                   "yq": ("-i", "--inplace"), "diff": ("--output",)}
+#: git subcommands that change nothing in the work tree
+_GIT_READS = frozenset({"status", "diff", "log", "show", "blame", "ls-files", "ls-tree", "rev-parse", "grep",
+                        "cat-file", "describe", "shortlog", "branch", "tag", "remote", "reflog", "help", "version"})
+#: git options that take a value before the subcommand
+_GIT_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"})
+#: programs that change files and whose effects are modelled (their protected *sources* are read)
+_MODELLED = frozenset({"cp", "mv", "rsync", "scp", "install", "ln", "tar", "zip", "unzip", "sed", "perl", "tee",
+                       "dd", "sponge", "rm", "truncate", "shred", "mkdir", "touch", "find", "vim", "vi", "nvim",
+                       "ex", "ed", "nano", "emacs"})
+
+
+def _only_reads(cmd: Command) -> bool:
+    name = cmd.name
+    if name == "git":
+        k, args = 0, cmd.args
+        while k < len(args) and args[k].startswith("-"):
+            k += 2 if args[k] in _GIT_VALUED else 1
+        return k < len(args) and args[k] in _GIT_READS
+    if name in ("awk", "gawk") and any(a in ("inplace", "-iinplace", "--inplace") for a in cmd.args):
+        return False
+    outputs = _READER_OUTPUTS.get(name)
+    if outputs and any(a.startswith(outputs) for a in cmd.args):
+        return False
+    if name == "uniq" and len([a for a in cmd.args if not a.startswith("-")]) > 1:
+        return False  # uniq IN OUT writes OUT
+    return name in _READERS
+
+
+def works_in_the_plane(cmd: Command, pol: Policy) -> str | None:
+    """A program that may change files, run inside agent-hooks' control plane (``cd <dir> && git
+    apply``, ``patch -p0``) or naming a protected path anywhere in its arguments, options' values
+    included (``git -C <dir> checkout``, ``patch -d``, ``sort -o``, ``curl -o``, ``chattr``,
+    ``setfacl``, ``cpio -D``), or writing to a path built by a substitution that can only be a
+    protected one (``> "$(echo ~/.config/agent-hooks)/settings.toml"``). Programs that only read,
+    and those whose writes are modelled precisely, are judged by what they write."""
+    if _only_reads(cmd) or cmd.name in ("agenthooks", "agent-hooks") or cmd.name.startswith("agent_hooks_core"):
+        return _hard_link_to_the_plane(cmd, pol) or _substituted_target(cmd, pol)
+    why = _hard_link_to_the_plane(cmd, pol)
+    if why:
+        return why
+    here = pol.cwd_of(cmd)
+    if here != pol.cwd:
+        hit = pol.covering(here, here)
+        if hit is not None:
+            return (f"runs {cmd.name} inside agent-hooks' control plane ({hit.kind}), where it can change "
+                    f"what switches the guard off")
+    if cmd.name not in _MODELLED or cmd.name in ("chmod", "chown", "chgrp"):
+        for word in cmd.args:
+            if "://" in word:
+                continue
+            for value in _path_pieces(word):
+                for cwd in pol.cwds(cmd):
+                    if not _may_reach_the_plane(value, cwd, pol):
+                        continue
+                    for path in pol.candidates(value, cwd):
+                        hit = pol.covering(path, cwd)
+                        if hit is not None:
+                            return (f"{cmd.name} is given {value}, part of agent-hooks' control plane "
+                                    f"({hit.kind}): it may change it and switch the guard off")
+    return _substituted_target(cmd, pol)
+
+
+def _hard_link_to_the_plane(cmd: Command, pol: Policy) -> str | None:
+    """``ln``/``cp -l`` of a protected file: the link shares its contents, a write through it is a
+    write to it (and the guard cannot know the link later)."""
+    if cmd.name not in ("ln", "cp", "link") or not _hard_links(cmd):
+        return None
+    for source in [a for a in cmd.args if not a.startswith("-")][:-1]:
+        for cwd in pol.cwds(cmd):
+            for path in pol.candidates(source, cwd):
+                hit = pol.covering(path, cwd)
+                if hit is not None:
+                    return (f"{cmd.name} makes a hard link to {source}, part of agent-hooks' control plane "
+                            f"({hit.kind}): a write through the link changes it")
+    return None
+
+
+def _hard_links(cmd: Command) -> bool:
+    flags = [a for a in cmd.args if a.startswith("-")]
+    if cmd.name in ("ln", "link"):
+        return not any(a in ("-s", "--symbolic") or (not a.startswith("--") and "s" in a) for a in flags)
+    return any(a in ("-l", "--link") or (not a.startswith("--") and "l" in a[1:]) for a in flags)
+
+
+_PIECES = re.compile(r"[:,=]")
+
+
+def _path_pieces(word: str) -> list[str]:
+    """The paths an argument may name: itself, an option's value (``--out=P``, ``-oP``), and the
+    parts of a compound value (``-v P:/x``, ``type=bind,src=P``)."""
+    if word.startswith("-"):
+        if "=" in word:
+            word = word.split("=", 1)[1]
+        elif not word.startswith("--") and len(word) > 2 and word[2] in "/~.$":
+            word = word[2:]
+        else:
+            return []
+    out = [word] if word else []
+    if _PIECES.search(word):
+        out += [p for p in _PIECES.split(word) if p[:1] in ("/", "~", "$")]
+    return out
+
+
+def _may_reach_the_plane(word: str, cwd: str, pol: Policy) -> bool:
+    """A cheap first look at an argument: False when ``word``, a path relative to ``cwd``, can name
+    nothing of the control plane. Its first component must then be no ``..``, no symlink and no
+    directory that holds a protected path (``.agent-hooks``, ``.claude``, …): one set look-up and
+    at most one ``lstat`` instead of a protected-set look-up per argument of every command."""
+    if word[:1] in ("/", "~", "$") or any(c in word for c in "*?[{`"):
+        return True
+    first = word.split("/", 1)[0]
+    if first in ("..", ".", ""):
+        return True
+    key = cwd + "\0heads"  # kept with the policy's per-check copy of the set
+    heads = pol._exact.get(key)
+    if heads is None:
+        heads = plane.heads(cwd)
+        if heads is None:
+            return True  # an older core: no set to narrow by
+        pol._exact[key] = heads
+    return first in heads or os.path.islink(os.path.join(cwd, first))
+
+
+_SUBSTITUTION = re.compile(r"\$\([^()]*\)|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _substituted_target(cmd: Command, pol: Policy) -> str | None:
+    """A write target built by a substitution (``"$(echo X)/settings.toml"``): what it expands to is
+    unknown, so it is matched as a pattern against the protected paths. Only the literal path after
+    the substitution narrows it: ``$(pwd)/out.txt`` matches no protected path, ``$(...)/settings.toml``
+    matches the settings files, ``$(...)/hooks/zz.py`` a file in a hooks directory."""
+    import fnmatch
+
+    for target in write_targets(cmd):
+        if "$" not in target:
+            continue
+        pattern = _SUBSTITUTION.sub("*", target)
+        tail = pattern.rsplit("*", 1)[-1]
+        parts = [p for p in tail.split("/") if p]
+        if "*" not in pattern or not tail.startswith("/") or not parts or any(c in tail for c in "?["):
+            continue
+        exact = plane.exact_paths(pol.cwd_of(cmd))
+        for path in exact or ():
+            if fnmatch.fnmatchcase(path, pattern) or (
+                    len(parts) > 1 and os.path.basename(path) == parts[0]
+                    and fnmatch.fnmatchcase(os.path.join(path, *parts[1:]), pattern)):
+                return (f"writes to {target}, which can be agent-hooks' control plane ({path}): "
+                        f"changing it could switch the guard off")
+    return None
+
+
+def activated_environment(cmd: Command, pol: Policy, cwd: str, venv: str | None) -> str | None:
+    """The virtual environment a bare ``pip``/``python`` of ``cmd`` uses, from what the command line
+    did before it (``venv``: in force so far): ``source <env>/bin/activate``, ``export
+    VIRTUAL_ENV=<env>``, ``export PATH=<env>/bin:...``, ``deactivate``, or a ``VIRTUAL_ENV=``/``PATH=``
+    prefix of ``cmd`` alone. Kept in ``cmd.memo["venv"]``; returns what is in force afterwards."""
+    def from_assignment(word: str) -> str | None:
+        name, _, value = word.partition("=")
+        if name == "VIRTUAL_ENV" and value:
+            return pol.expand(value, cwd)
+        if name == "PATH" and value:
+            first = pol.expand(value.split(":", 1)[0], cwd) or ""
+            return os.path.dirname(first) if first.rstrip("/").endswith("/bin") else None
+        return None
+
+    if cmd.name in ("source", ".") and cmd.args and os.path.basename(cmd.args[0]).startswith("activate"):
+        script = pol.expand(cmd.args[0], cwd)
+        venv = os.path.dirname(os.path.dirname(script)) if script else venv
+    elif cmd.name == "deactivate":
+        venv = None
+    elif cmd.name in _DECLARES:
+        for a in cmd.args:
+            venv = from_assignment(a) or venv
+    raw = cmd.raw or cmd.argv
+    here = venv
+    for w in raw[:max(len(raw) - len(cmd.argv), 0)]:  # a prefix: for this command only
+        here = from_assignment(w) or here
+    if here:
+        cmd.memo["venv"] = here
+    return venv
+
+
 #: package installers and the subcommands that change an environment
 _PIP_CHANGES = frozenset({"install", "uninstall"})
 
@@ -212,10 +450,13 @@ def installs_into_our_environment(cmd: Command, pol: Policy) -> str | None:
         target_python = next((args[k + 1] for k, a in enumerate(args[:-1]) if a in ("--python", "-p")), None)
         if target_python is None:
             target_python = next((a.split("=", 1)[1] for a in args if a.startswith("--python=")), None)
-        program = target_python or (os.path.join(os.environ["VIRTUAL_ENV"], "bin", "python")
-                                    if os.environ.get("VIRTUAL_ENV") else "")
+        active = cmd.memo.get("venv") or os.environ.get("VIRTUAL_ENV")
+        program = target_python or (os.path.join(active, "bin", "python") if active else "")
     else:
         return None
+    if "/" not in program and cmd.memo.get("venv"):
+        # a bare pip or python after the command line activated an environment: that one's
+        program = os.path.join(cmd.memo["venv"], "bin", program)
     verb = next((a for a in rest if not a.startswith("-")), "")
     label = {"uv": "uv pip"}.get(name, name if name.startswith("pip") else f"{name} -m pip")
     if verb not in _PIP_CHANGES:
@@ -259,6 +500,11 @@ _FIND_READERS = frozenset({"cat", "ls", "stat", "file", "head", "tail", "wc", "g
                            "basename", "dirname", "realpath", "readlink", "jq", "less", "more", "od", "xxd",
                            "diff", "cmp", "awk", "true"})
 _FIND_ACTIONS = ("-exec", "-execdir", "-ok", "-okdir")
+#: programs that only read the files they name (the protected paths among their arguments are read)
+_READERS = _DISPLAY | _FIND_READERS | frozenset({
+    "ls", "stat", "file", "tree", "du", "wc", "readlink", "realpath", "cmp", "diff3", "sdiff", "md5", "shasum",
+    "b2sum", "cksum", "sum", "zcat", "zless", "bzcat", "xzcat", "lsattr", "getfacl", "namei", "test", "[", "[[",
+    "echo", "printf", "cd", "pushd", "popd", "which", "type", "command", "true", "false", ":", "man"})
 #: find tests that only narrow by name; any other test (or -o, !, a parenthesis) is taken to match
 _FIND_NARROWING = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"})
 _FIND_HARMLESS = frozenset({"-type", "-xtype", "-maxdepth", "-mindepth", "-print", "-print0", "-ls", "-depth", "-prune",
@@ -364,9 +610,35 @@ def our_cli_weakening(cmd: Command) -> str | None:
 
         ours = os.path.realpath(raw0) in {os.path.realpath(p) for p in plane.our_programs()} and \
             not name.startswith(("python", "pypy"))
-    if not ours:
+    if ours:
+        return plane.weakening_subcommand(cmd.args)
+    if _only_reads(cmd):
         return None
-    return plane.weakening_subcommand(cmd.args)
+    # started by something else: a package runner (`uv tool run`, `pipx run --spec X`, `xargs`), an
+    # interpreter given a path into our package, or Python code that calls our entry point
+    raw = cmd.raw or cmd.argv
+    if not any("agent" in w for w in raw):
+        return None  # every spelling of our CLI holds the word
+    for k, word in enumerate(raw[1:], 1):
+        base = word.rstrip("/").rsplit("/", 1)[-1]
+        if re.fullmatch(r"-[A-Za-z]*m", raw[k - 1]) and not any(w in ("-X", "-W") for w in raw[1:k - 1]):
+            continue  # `python -m agent_hooks_core`: judged as the command it unwraps to
+        if base in _OUR_NAMES or base.split(".", 1)[0] == "agent_hooks_core" or (
+                base == "__main__.py" and "/agent_hooks_core/" in word):
+            why = plane.weakening_subcommand(raw[k + 1:])
+            if why:
+                return why
+    if cmd.name in INTERPRETERS or cmd.name.startswith(("python", "pypy")):
+        code = next((cmd.args[k + 1] for k, a in enumerate(cmd.args[:-1]) if a in ("-c", "-e", "-E")), "")
+        if _CALLS_OUR_CLI.search(code):
+            return "runs agent-hooks' command line from code, where any subcommand can weaken its policy"
+    return None
+
+
+_OUR_NAMES = frozenset({"agenthooks", "agent-hooks", "agent-hooks-core", "agent_hooks_core"})
+#: Python code that reaches our command line: its module, ``__main__``, or ``runpy`` on the package
+_CALLS_OUR_CLI = re.compile(r"agent_hooks_core(?:\.cli\b|\.__main__|\s+import\s+[^\n;]*\bcli\b)|"
+                            r"run_(?:module|path)\([^)]*agent_hooks_core")
 
 
 def find_delete(cmd: Command, pol: Policy) -> Iterator[Finding]:

@@ -664,7 +664,9 @@ class _Parser:
         return found, "".join(out)
 
     def _sub(self, text: str) -> list[Command]:
-        while text.strip() in self.bodies:  # a placeholder (or one standing for another)
+        for _ in range(len(self.bodies)):  # a placeholder (or one standing for another); bounded:
+            if text.strip() not in self.bodies:  # the command line may spell a placeholder itself
+                break
             text = self.bodies[text.strip()]
         if self.depth >= MAX_DEPTH:
             cmd = Command([TOO_DEEP], raw=[text])
