@@ -27,17 +27,46 @@ from .hosts.copilot import EVENTS
 FILE = "agent-hooks.json"
 
 
+#: the camelCase ``hookName`` Copilot sends on an event of a PascalCase file that keeps its own
+#: payload (PermissionRequest) -> the event's PascalCase name
+CAMEL = {"permissionRequest": "PermissionRequest", "userPromptSubmitted": "UserPromptSubmit", "agentStop": "Stop"}
+
+
 class CopilotAdapter(ClaudeFormatAdapter):
     name = "copilot"
     TITLE = "GitHub Copilot CLI"
     EVENTS = EVENTS
-    SHELL_TOOLS = frozenset({"Bash"})
+    # the PermissionRequest payload names the shell tool ``bash``, the others ``Bash``
+    SHELL_TOOLS = frozenset({"Bash", "bash"})
     STOP_GATE = True
+    GATING = frozenset({"PreToolUse", "PermissionRequest"})
     TOOL_SHAPE = ToolShape(fields={"Bash": needs("command")})
+    # PermissionRequest comes in Copilot's own camelCase payload even from a PascalCase file
+    PERMISSION_SHAPE = ToolShape(input=("toolInput",), name=("toolName",), fields={"bash": needs("command")})
+    # an allow with updated input is not read back here
+    PERMISSION_REWRITE = False
     # Copilot blocks on any non-zero exit but then reads no JSON and drops stderr ("hook exited with
     # code 2"): our own failure is exit 0 with the JSON deny, so the model learns why. A failure
     # of the fast client itself still exits 2: blocked, without the reason.
     FAILURE_EXIT = 0
+
+    def event_name(self, event: Mapping[str, Any]) -> str | None:
+        name = super().event_name(event)
+        if name is None and isinstance(event, Mapping) and isinstance(event.get("hookName"), str):
+            camel = event["hookName"]
+            name = CAMEL.get(camel, camel[:1].upper() + camel[1:]) if camel else None
+        return name
+
+    def runtime_options(self, event: Mapping[str, Any]) -> dict[str, Any]:
+        options = super().runtime_options(event)
+        if "session_id" not in options and isinstance(event.get("sessionId"), str) and event["sessionId"]:
+            options["session_id"] = event["sessionId"]
+        return options
+
+    def permission_answer(self, behavior: str, message: str = "",
+                          updated: dict[str, Any] | None = None) -> dict[str, Any]:
+        # Copilot reads ``behavior``/``message`` at the top level; hookSpecificOutput is ignored here
+        return {"behavior": behavior, **({"message": message} if message else {})}
 
 
 

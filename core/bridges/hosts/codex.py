@@ -51,6 +51,7 @@ HOST = Host(
     config=Config("json", ("user", "project"),
                   "~/.codex/hooks.json and the hook trust in ~/.codex/config.toml, or .codex/hooks.json"),
     events=EVENTS,
+    fires=EVENTS,
     capabilities=CAPABILITIES,
     failure="exit 2 with the reason on stderr blocks PreToolUse; PermissionRequest gets a deny; other events go on",
     docs="codex.md",

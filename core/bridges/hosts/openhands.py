@@ -41,6 +41,7 @@ HOST = Host(
     transports=("command", "http", "socket"),
     config=Config("json", ("user", "project"), "~/.openhands/hooks.json, or .openhands/hooks.json"),
     events=EVENTS,
+    fires=EVENTS,
     capabilities=CAPABILITIES,
     failure="exit 2 with the reason blocks PreToolUse; a hook that cannot start or times out fails open",
     docs="openhands.md",
