@@ -34,8 +34,6 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import home_dir
-from .hosts.claude_code import FIRES as HOOK_EVENTS
-from .hosts.claude_code import NOT_WIRED
 from .hostkit.jsonconfig import ConfigEdit, FileChange, InstallError, dump_json, read_json, run_plan
 
 #: the events we wire: every event with a canonical hook, the rest to ``host_event`` (audit sees them).
