@@ -35,6 +35,8 @@ from typing import Any
 
 from ..settings import home_dir
 from .hostkit.jsonconfig import ConfigEdit, FileChange, InstallError, dump_json, read_json, run_plan
+from .hosts.claude_code import FIRES as HOOK_EVENTS  # noqa: F401  (the installer's and tests' name)
+from .hosts.claude_code import NOT_WIRED as NOT_WIRED
 
 #: the events we wire: every event with a canonical hook, the rest to ``host_event`` (audit sees them).
 #: Left out (see :data:`NOT_WIRED`): events where a process per event costs too much, or where
