@@ -36,12 +36,12 @@ def home(tmp_path, monkeypatch):
         yield home
 
 
-def run_copilot(cli: Path, home: Path, command: str, repeat: int = 1) -> list[str]:
+def run_copilot(cli: Path, home: Path, command: str, repeat: int = 1, mode: str = "--allow-all") -> list[str]:
     turns = [tool_call("bash", {"command": command, "description": "run it"}), say("ok")] * repeat
     with FakeModel(turns) as model:
         env = base_env(home, COPILOT_OFFLINE="true", COPILOT_PROVIDER_BASE_URL=model.base_url,
                        COPILOT_PROVIDER_API_KEY="dummy", COPILOT_MODEL="fake-model", COPILOT_AUTO_UPDATE="false")
-        proc = run([str(cli), "-p", "go", "--allow-all", "--output-format", "json", "--no-auto-update",
+        proc = run([str(cli), "-p", "go", mode, "--output-format", "json", "--no-auto-update",
                     "--disable-client-telemetry"], home / "project", env)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
         assert not model.errors
@@ -118,3 +118,39 @@ def test_the_stop_gate_keeps_copilot_working_within_the_limit(cli, home, tmp_pat
     install([sys.executable, "-m", "agent_hooks_core", "copilot", "--hook", str(gate)])
     run_copilot(cli, home, "echo ran >> RUNS", repeat=3)
     assert (home / "project" / "RUNS").read_text().count("ran") == runs
+
+
+DECIDER = """
+from agent_hooks_core import hookimpl
+
+agent_hooks_approver = APPROVER
+
+@hookimpl
+def permission_request(event, ctx):
+    command = event.arguments.get("command", "")
+    if command.startswith("echo ran"):
+        return {"decision": "allow"}
+    if command.startswith("touch DENIED"):
+        return {"decision": "deny", "reason": "no DENIED files here [decider]"}
+"""
+
+NO_PROMPT = "no interactive user response was available"
+
+
+@pytest.mark.parametrize(("command", "approver", "ran", "seen"), [
+    ("echo ran > RAN", True, ["RAN"], None),                           # an approver's allow: no prompt needed
+    ("echo ran > RAN", False, [], "not an approver"),                  # an allow from a non-approver denies
+    ("touch DENIED", True, [], "no DENIED files here [decider]"),      # deny, the reason to the model
+    ("touch UNDECIDED", True, [], NO_PROMPT),                          # no opinion: Copilot's own decision
+])
+def test_the_permission_decision_on_copilots_permission_check(cli, home, tmp_path, command, approver, ran, seen):
+    decider = tmp_path / "decider.py"
+    decider.write_text(DECIDER.replace("APPROVER", str(approver)))
+    install([sys.executable, "-m", "agent_hooks_core", "copilot", "--hook", str(decider)])
+    # tools are not pre-approved, so Copilot -p would refuse the command for want of a prompt
+    results = run_copilot(cli, home, command, mode="--allow-all-paths")
+    project = home / "project"
+    assert sorted(p.name for p in project.iterdir() if p.name.isupper()) == ran
+    assert len(results) == 1, results
+    if seen is not None:
+        assert seen in results[0], results
