@@ -115,6 +115,7 @@ def permission_request(event, ctx):
         return {"decision": "deny", "reason": "no DENIED files here [decider]"}
 """
 
+
 @pytest.mark.parametrize(("command", "approver", "ran", "seen"), [
     ("echo ran > RAN", True, ["RAN", "REWRITTEN"], None),              # allowed, with updated input
     ("echo ran > RAN", False, [], "not an approver"),                  # an allow from a non-approver denies

@@ -27,7 +27,8 @@ CAPABILITIES: dict[str, Cap] = {
     "post_tool": Cap("PostToolUse"),
     "pre_tool_output": Cap("PostToolUse", note="observe only: OpenHands cannot replace a tool's output"),
     "agent_end": Cap("Stop"),
-    "stop_gate": Cap("Stop", block=True, continues=True, note="continue = decision deny, the reason as feedback"),
+    "stop_gate": Cap("Stop", block=True, continues=True, proven=PROVEN,
+                     note="continue = decision deny, the reason as feedback"),
 }
 
 HOST = Host(
