@@ -54,7 +54,7 @@ CAPABILITIES: dict[str, Cap] = {
 "pre_compact": Cap("PreCompact", block=True),
 "post_compact": Cap("PostCompact"),
 "agent_end": Cap("Stop"),
-"stop_gate": Cap("Stop, SubagentStop", block=True,
+"stop_gate": Cap("Stop, SubagentStop", block=True, continues=True,
                  note="continue = decision block, the reason as the next instruction"),
 "permission_request": Cap("PermissionRequest", block=True, rewrite=True, closed=True,
                           note="deny; allow (approvers) skips the prompt, with updatedInput"),
