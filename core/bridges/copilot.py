@@ -20,7 +20,7 @@ from typing import Any
 from ..settings import home_dir
 from .hostkit.claudeformat import ClaudeFormatAdapter
 from .hostkit.installer import HooksFile
-from .hostkit.jsonconfig import InstallError
+from .hostkit.jsonconfig import InstallError, read_json
 from .hostkit.shape import ToolShape, needs
 from .hosts.copilot import EVENTS
 
@@ -139,6 +139,18 @@ class CopilotInstaller(HooksFile):
 
 
 INSTALLER = CopilotInstaller()
+
+
+def runs_our_own_hooks(event_name: str) -> bool:
+    """True when the user's Copilot hook file (not a project's: the agent can write those) runs
+    agent-hooks' Copilot bridge on ``event_name`` and, for a gating event, on every gating event."""
+    try:
+        data, _ = read_json(INSTALLER.path("user"))
+    except InstallError:
+        return False
+    ours = INSTALLER.ours(data)
+    needed = {event_name, *ADAPTER.GATING} if event_name in ADAPTER.GATING else {event_name}
+    return all(ours.get(e) for e in needed)
 
 
 def main(argv: list[str]) -> int:

@@ -154,3 +154,38 @@ def test_the_permission_decision_on_copilots_permission_check(cli, home, tmp_pat
     assert len(results) == 1, results
     if seen is not None:
         assert seen in results[0], results
+
+
+COUNTER = """
+from pathlib import Path
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def pre_tool(event, ctx):
+    with open(Path(ctx.cwd, "COUNT"), "a") as f:
+        f.write(ctx.host + "\\n")
+"""
+
+
+def test_with_claudes_project_hooks_too_each_event_reaches_the_plugins_once(cli, home, monkeypatch):
+    """Copilot also runs a trusted repository's .claude/settings.json hooks. Ours there are exec-form
+    (``command`` + ``args``), which Copilot 1.0.102 runs without the args: our Claude Code bridge does
+    not start there, and the Copilot hooks answer alone. Shell-form entries would reach the Claude Code
+    bridge, which then stands down for the Copilot hooks (tests/bridges/test_claude_format_hosts.py)."""
+    import os
+
+    project = home / "project"
+    monkeypatch.chdir(project)
+    counter = Path(os.environ["AGENT_HOOKS_HOME"]) / "counter.py"
+    counter.write_text(COUNTER)
+    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"hooks = [{str(counter)!r}]\n")
+    trust = subprocess.run([sys.executable, "-m", "agent_hooks_core", "trust"], capture_output=True, text=True,
+                           timeout=60, cwd=home)
+    assert trust.returncode == 0, trust.stderr
+    write_json(home / ".copilot" / "config.json", {"trusted_folders": [str(project)]})
+    claude = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", "claude-code", "--project"],
+                            capture_output=True, text=True, timeout=60)
+    assert claude.returncode == 0, claude.stderr
+    install()
+    outputs = run_copilot(cli, home, "echo two")
+    assert (project / "COUNT").read_text().splitlines() == ["copilot"], outputs
