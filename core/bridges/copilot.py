@@ -130,12 +130,42 @@ class CopilotInstaller(HooksFile):
         folder = str(path.parent.parent.parent)
         return [UNTRUSTED.format(folder=folder)] if scope == "project" and not folder_trusted(folder) else []
 
+    def status(self, cwd: str | os.PathLike[str] | None = None) -> list[str]:
+        lines = super().status(cwd)
+        if not self.ours(_read_or_empty(self.path("user"))):
+            lines.extend(_claude_hooks_only(Path(os.path.abspath(cwd or os.getcwd()))))
+        return lines
+
     def scope_problems(self, scope: str, path: Path, data: dict[str, Any], ours: dict[str, list[dict[str, Any]]],
                        where: str) -> list[str]:
         folder = str(path.parent.parent.parent)
         if scope == "project" and not folder_trusted(folder):
             return [f"warning: {where}: " + UNTRUSTED.format(folder=folder)]
         return []
+
+
+def _read_or_empty(path: Path) -> dict[str, Any]:
+    try:
+        return read_json(path)[0]
+    except InstallError:
+        return {}
+
+
+def _claude_hooks_only(project: Path) -> list[str]:
+    """A warning when this project's Claude Code settings run our Claude Code bridge: Copilot runs
+    those hooks too, but exec-form entries (ours) without their args, so agent-hooks is off there."""
+    from .claude_code_install import is_ours
+
+    for name in ("settings.json", "settings.local.json"):
+        hooks = _read_or_empty(project / ".claude" / name).get("hooks")
+        groups = [g for gs in (hooks.values() if isinstance(hooks, dict) else []) if isinstance(gs, list)
+                  for g in gs if isinstance(g, dict) and isinstance(g.get("hooks"), list)]
+        entries = [h for g in groups for h in g["hooks"]]
+        if any(is_ours(h) for h in entries):
+            return [f"warning: {project / '.claude' / name}: GitHub Copilot CLI runs this repository's Claude Code "
+                    "hooks but drops the arguments of ours, so agent-hooks does not run in Copilot; run "
+                    "`agenthooks install copilot`"]
+    return []
 
 
 INSTALLER = CopilotInstaller()
