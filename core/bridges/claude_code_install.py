@@ -36,16 +36,8 @@ from typing import Any
 from ..settings import home_dir
 from ..transports.client import is_fast_client
 from .hostkit.jsonconfig import ConfigEdit, FileChange, InstallError, dump_json, read_json, run_plan
-
-#: every hook event Claude Code 2.1.330 knows (``HOOK_EVENTS`` in the agent SDK)
-HOOK_EVENTS = (
-    "SessionStart", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse", "PermissionRequest",
-    "PermissionDenied", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification",
-    "SubagentStart", "SubagentStop", "Stop", "StopFailure", "PreCompact", "PostCompact", "SessionEnd",
-    "MessageDisplay", "PreModelSwitch", "PostModelSwitch", "Setup", "InstructionsLoaded", "TaskCreated",
-    "TaskCompleted", "TeammateIdle", "ConfigChange", "CwdChanged", "DirectoryAdded", "FileChanged",
-    "WorktreeCreate", "WorktreeRemove", "Elicitation", "ElicitationResult",
-)
+from .hosts.claude_code import FIRES as HOOK_EVENTS  # noqa: F401  (the installer's and tests' name)
+from .hosts.claude_code import NOT_WIRED as NOT_WIRED
 
 #: the events we wire: every event with a canonical hook, the rest to ``host_event`` (audit sees them).
 #: Left out (see :data:`NOT_WIRED`): events where a process per event costs too much, or where
@@ -57,14 +49,6 @@ EVENTS = (
     "Setup", "InstructionsLoaded", "TaskCreated", "TaskCompleted", "TeammateIdle", "ConfigChange", "CwdChanged",
     "DirectoryAdded", "PreModelSwitch", "PostModelSwitch", "Elicitation", "ElicitationResult",
 )
-
-#: Claude Code events we do not wire, and why (docs/hosts/claude-code.md lists them too)
-NOT_WIRED = {
-    "MessageDisplay": "one process per streamed line of every reply",
-    "FileChanged": "fires for the paths a hook asks to watch; one process per file change",
-    "WorktreeCreate": "a WorktreeCreate hook replaces Claude Code's own worktree creation",
-    "WorktreeRemove": "pairs with WorktreeCreate, which we must not answer",
-}
 
 #: events whose matcher is the tool name: we match every tool
 TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure"})

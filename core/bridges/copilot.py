@@ -20,24 +20,53 @@ from typing import Any
 from ..settings import home_dir
 from .hostkit.claudeformat import ClaudeFormatAdapter
 from .hostkit.installer import HooksFile
-from .hostkit.jsonconfig import InstallError
+from .hostkit.jsonconfig import InstallError, read_json
 from .hostkit.shape import ToolShape, needs
 from .hosts.copilot import EVENTS
 
 FILE = "agent-hooks.json"
 
 
+#: the camelCase ``hookName`` Copilot sends on an event of a PascalCase file that keeps its own
+#: payload (PermissionRequest) -> the event's PascalCase name
+CAMEL = {"permissionRequest": "PermissionRequest", "userPromptSubmitted": "UserPromptSubmit", "agentStop": "Stop"}
+
+
 class CopilotAdapter(ClaudeFormatAdapter):
     name = "copilot"
     TITLE = "GitHub Copilot CLI"
     EVENTS = EVENTS
-    SHELL_TOOLS = frozenset({"Bash"})
+    # the PermissionRequest payload names the shell tool ``bash``, the others ``Bash``
+    SHELL_TOOLS = frozenset({"Bash", "bash"})
     STOP_GATE = True
+    GATING = frozenset({"PreToolUse", "PermissionRequest"})
     TOOL_SHAPE = ToolShape(fields={"Bash": needs("command")})
+    # PermissionRequest comes in Copilot's own camelCase payload even from a PascalCase file
+    PERMISSION_SHAPE = ToolShape(input=("toolInput",), name=("toolName",), fields={"bash": needs("command")})
+    # an allow with updated input is not read back here
+    PERMISSION_REWRITE = False
     # Copilot blocks on any non-zero exit but then reads no JSON and drops stderr ("hook exited with
     # code 2"): our own failure is exit 0 with the JSON deny, so the model learns why. A failure
     # of the fast client itself still exits 2: blocked, without the reason.
     FAILURE_EXIT = 0
+
+    def event_name(self, event: Mapping[str, Any]) -> str | None:
+        name = super().event_name(event)
+        if name is None and isinstance(event, Mapping) and isinstance(event.get("hookName"), str):
+            camel = event["hookName"]
+            name = CAMEL.get(camel, camel[:1].upper() + camel[1:]) if camel else None
+        return name
+
+    def runtime_options(self, event: Mapping[str, Any]) -> dict[str, Any]:
+        options = super().runtime_options(event)
+        if "session_id" not in options and isinstance(event.get("sessionId"), str) and event["sessionId"]:
+            options["session_id"] = event["sessionId"]
+        return options
+
+    def permission_answer(self, behavior: str, message: str = "",
+                          updated: dict[str, Any] | None = None) -> dict[str, Any]:
+        # Copilot reads ``behavior``/``message`` at the top level; hookSpecificOutput is ignored here
+        return {"behavior": behavior, **({"message": message} if message else {})}
 
 
 
@@ -101,6 +130,12 @@ class CopilotInstaller(HooksFile):
         folder = str(path.parent.parent.parent)
         return [UNTRUSTED.format(folder=folder)] if scope == "project" and not folder_trusted(folder) else []
 
+    def status(self, cwd: str | os.PathLike[str] | None = None) -> list[str]:
+        lines = super().status(cwd)
+        if not self.ours(_read_or_empty(self.path("user"))):
+            lines.extend(_claude_hooks_only(Path(os.path.abspath(cwd or os.getcwd()))))
+        return lines
+
     def scope_problems(self, scope: str, path: Path, data: dict[str, Any], ours: dict[str, list[dict[str, Any]]],
                        where: str) -> list[str]:
         folder = str(path.parent.parent.parent)
@@ -109,7 +144,43 @@ class CopilotInstaller(HooksFile):
         return []
 
 
+def _read_or_empty(path: Path) -> dict[str, Any]:
+    try:
+        return read_json(path)[0]
+    except InstallError:
+        return {}
+
+
+def _claude_hooks_only(project: Path) -> list[str]:
+    """A warning when this project's Claude Code settings run our Claude Code bridge: Copilot runs
+    those hooks too, but exec-form entries (ours) without their args, so agent-hooks is off there."""
+    from .claude_code_install import is_ours
+
+    for name in ("settings.json", "settings.local.json"):
+        hooks = _read_or_empty(project / ".claude" / name).get("hooks")
+        groups = [g for gs in (hooks.values() if isinstance(hooks, dict) else []) if isinstance(gs, list)
+                  for g in gs if isinstance(g, dict) and isinstance(g.get("hooks"), list)]
+        entries = [h for g in groups for h in g["hooks"]]
+        if any(is_ours(h) for h in entries):
+            return [f"warning: {project / '.claude' / name}: GitHub Copilot CLI runs this repository's Claude Code "
+                    "hooks but drops the arguments of ours, so agent-hooks does not run in Copilot; run "
+                    "`agenthooks install copilot`"]
+    return []
+
+
 INSTALLER = CopilotInstaller()
+
+
+def runs_our_own_hooks(event_name: str) -> bool:
+    """True when the user's Copilot hook file (not a project's: the agent can write those) runs
+    agent-hooks' Copilot bridge on ``event_name`` and, for a gating event, on every gating event."""
+    try:
+        data, _ = read_json(INSTALLER.path("user"))
+    except InstallError:
+        return False
+    ours = INSTALLER.ours(data)
+    needed = {event_name, *ADAPTER.GATING} if event_name in ADAPTER.GATING else {event_name}
+    return all(ours.get(e) for e in needed)
 
 
 def main(argv: list[str]) -> int:

@@ -29,9 +29,10 @@ class QwenAdapter(ClaudeFormatAdapter):
     EVENTS = EVENTS
     SHELL_TOOLS = frozenset({SHELL})
     STOP_GATE = True
+    GATING = frozenset({"PreToolUse", "PermissionRequest"})
     TOOL_SHAPE = ToolShape(fields={SHELL: needs("command"), **{t: needs("file_path") for t in WRITE_TOOLS},
                                    "read_file": needs("absolute_path", "file_path")})
-
+    PERMISSION_SHAPE = TOOL_SHAPE
 
     def permission_calls(self, tool: str, arguments: dict[str, Any], cwd: str) -> g.Calls:
         if tool in WRITE_TOOLS:

@@ -150,6 +150,11 @@ class Host:
     #: ``"module:function"`` of ``agenthooks <name>`` (one event per process: takes the argv after
     #: the command, returns the exit code), or None for a host that talks to us another way
     command: str | None = None
+    #: every event the pinned host version fires, read from its shipped code (docs/hosts/protocols.md
+    #: says where); a default-suite test checks each is in the event map or in ``not_wired``
+    fires: tuple[str, ...] = ()
+    #: host event -> why we do not wire it
+    not_wired: Mapping[str, str] = field(default_factory=dict, compare=False)
     #: where the record came from (filled in by the registry: "agent_hooks_core" or a distribution)
     source: str = field(default="", compare=False)
 

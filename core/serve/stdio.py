@@ -541,7 +541,7 @@ class Server:
             self.channel.reply(msg_id, result)
         return "shutdown" if method == "shutdown" else None
 
-    def _refuse(self, method: str, params: dict[str, Any], problem: str) -> dict[str, Any]:
+    def _refuse(self, method: str, params: dict[str, object], problem: str) -> dict[str, object]:
         """The answer to a message holding a number JSON does not have: a host event gets the
         adapter's failure (a deny when it gates), a gating ``fire`` a deny naming the field; any
         other message is malformed."""
@@ -549,10 +549,10 @@ class Server:
             name = params.get("name")
             answer = self._adapter(params.get("host")).failure(name if isinstance(name, str) else None, problem)
             return {"answer": answer.body, "blocked": bool(answer.blocked), "errors": list(answer.stderr)}
-        if method == "fire" and isinstance(params.get("hook"), str):
+        if method == "fire" and isinstance(hook := params.get("hook"), str):
             from ..discovery.gate import refusal
 
-            outcome = refusal(params["hook"], problem)
+            outcome = refusal(hook, problem)
             if outcome is not None:
                 return outcome
         raise RpcError(INVALID_PARAMS, problem)

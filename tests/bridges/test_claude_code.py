@@ -638,3 +638,30 @@ def test_cursor_running_claude_hooks_fires_plugins_once(cc, monkeypatch, tmp_pat
         assert r.json["hookSpecificOutput"]["permissionDecision"] == "deny"
     claude_itself = cc(event("PreToolUse", cc.cwd), deny)  # Claude Code's own events never skip
     assert claude_itself.json["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+# -- Copilot runs a trusted repository's .claude/settings.json hooks too ----------------------------
+
+
+@pytest.mark.parametrize("copilot_wired", [True, False])
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_copilot_running_claude_hooks_fires_plugins_once(cc, monkeypatch, tmp_path, copilot_wired, scope):
+    """With our own user Copilot hooks wired, the Claude Code bridge answers nothing to Copilot's
+    events (COPILOT_CLI=1 and no transcript_path); a project's Copilot hooks do not count, and Claude
+    Code's own events (they carry transcript_path) never skip, whatever the environment says."""
+    from agent_hooks_core.bridges import copilot
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    monkeypatch.setenv("COPILOT_CLI", "1")
+    if copilot_wired:
+        copilot.INSTALLER.plan_install(scope, cc.cwd).apply()
+    deny = {"pre_tool": {"answer": {"block": True, "reason": "no"}}}
+    from_copilot = {k: v for k, v in event("PreToolUse", cc.cwd).items() if k != "transcript_path"}
+    r = cc(from_copilot, deny)
+    once = copilot_wired and scope == "user"
+    assert (r.hooks(), r.stdout) == (([], "") if once else (["pre_tool"], r.stdout))
+    if not once:
+        assert r.json["hookSpecificOutput"]["permissionDecision"] == "deny"
+    claude_itself = cc(event("PreToolUse", cc.cwd), deny)
+    assert claude_itself.json["hookSpecificOutput"]["permissionDecision"] == "deny"

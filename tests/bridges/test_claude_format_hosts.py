@@ -122,3 +122,21 @@ def test_doctor_reports_droids_silent_skips(home, layout, expected):
     assert any(line.startswith(expected) for line in lines), lines
     if expected != "ok: ":
         assert any("ignores" in line for line in lines), lines
+
+
+def test_doctor_says_copilot_does_not_run_our_claude_project_hooks(home, tmp_path, monkeypatch):
+    """Copilot runs a trusted repository's .claude hooks, but ours (exec-form) without their args."""
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    copilot = installer("copilot")
+    assert not [line for line in copilot.status(str(project)) if "Claude Code hooks" in line]
+    import subprocess
+
+    proc = subprocess.run([*ARGV, "install", "claude-code", "--project"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    warned = [line for line in copilot.status(str(project)) if "Claude Code hooks" in line]
+    assert len(warned) == 1 and "agenthooks install copilot" in warned[0], warned
+    copilot.plan_install("user").apply()
+    assert not [line for line in copilot.status(str(project)) if "Claude Code hooks" in line]

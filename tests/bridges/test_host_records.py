@@ -137,3 +137,22 @@ def test_aliases_resolve_to_the_record(monkeypatch):
     monkeypatch.setattr(registry, "_ALL", (*FIRST, aliased))
     assert registry.get("toy") is aliased and registry.find("toy") is aliased
     assert registry.names()[-1] == "toyhost"
+
+
+#: hosts whose record lists every event the pinned version fires (read from its shipped code)
+WITH_FIRES = [h.name for h in FIRST if h.fires]
+
+
+@pytest.mark.parametrize("host", WITH_FIRES)
+def test_every_event_the_pinned_host_fires_is_wired_or_says_why_not(host):
+    record = registry.get(host)
+    wired = record.event_map()
+    missing = [e for e in record.fires if e not in wired and e not in record.not_wired]
+    assert not missing, f"{host} fires {missing}: map them (or host_event), or say in not_wired why not"
+    assert set(record.not_wired) <= set(record.fires) and not set(record.not_wired) & set(wired)
+    assert all(reason.strip() for reason in record.not_wired.values())
+    assert set(wired) <= set(record.fires), f"{host} wires events it never fires: {sorted(set(wired) - set(record.fires))}"
+
+
+def test_the_hosts_with_an_event_list_are_the_ones_read_so_far():
+    assert {"claude-code", "codex", "copilot", "droid", "qwen"} <= set(WITH_FIRES)

@@ -15,7 +15,7 @@ from typing import Any
 from .fakemodel.server import LocalServer, unique
 
 
-def _tool_call(tools: list[dict[str, Any]], command: str, call_id: str) -> dict[str, Any]:
+def _tool_call(tools: list[dict[str, Any]], command: str, call_id: str, escalate: bool = False) -> dict[str, Any]:
     names = {t.get("name"): t for t in tools if isinstance(t, dict)}
     if "shell_command" in names:
         name, args = "shell_command", {"command": command}
@@ -23,13 +23,16 @@ def _tool_call(tools: list[dict[str, Any]], command: str, call_id: str) -> dict[
         name, args = "exec_command", {"cmd": command}
     else:
         name, args = "shell", {"command": ["bash", "-lc", command]}
+    if escalate:  # the model asks to run it outside the sandbox: Codex asks for approval
+        args.update(sandbox_permissions="require_escalated", justification="the test needs it")
     return {"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id, "name": name,
             "arguments": json.dumps(args), "status": "completed"}
 
 
 class FakeResponses(LocalServer):
     def __init__(self, steps: list[tuple[str, str]]) -> None:
-        #: ("shell", command) or ("text", message); past the end: a final "done" message
+        #: ("shell", command), ("escalated", command) (a shell call asking to leave the sandbox) or
+        #: ("text", message); past the end: a final "done" message
         self.steps = list(steps)
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
@@ -78,8 +81,8 @@ class FakeResponses(LocalServer):
     def events(self, req: dict[str, Any], step: tuple[str, str], n: int) -> list[dict[str, Any]]:
         rid = f"resp_{n}"
         kind, value = step
-        if kind == "shell":
-            item = _tool_call(req.get("tools") or [], value, f"call_{n}")
+        if kind in ("shell", "escalated"):
+            item = _tool_call(req.get("tools") or [], value, f"call_{n}", escalate=kind == "escalated")
         else:
             item = {"type": "message", "id": f"msg_{n}", "role": "assistant", "status": "completed",
                     "content": [{"type": "output_text", "text": value, "annotations": []}]}

@@ -34,8 +34,12 @@ def home(tmp_path, monkeypatch):
         yield home
 
 
+#: how the tests run Codex: no approvals and no sandbox, so nothing but our hooks decides
+BYPASS = ("--dangerously-bypass-approvals-and-sandbox",)
+
+
 def run_codex(codex: Path, home: Path, steps: list[tuple[str, str]], argv: list[str] | None = None,
-              fake_out: list[FakeResponses] | None = None):
+              fake_out: list[FakeResponses] | None = None, mode: tuple[str, ...] = BYPASS, config_lines: str = ""):
     project = home / "project"
     project.mkdir(exist_ok=True)
     if argv is None:
@@ -45,13 +49,12 @@ def run_codex(codex: Path, home: Path, steps: list[tuple[str, str]], argv: list[
     with FakeResponses(steps) as fake:
         config = home / ".codex" / "config.toml"
         config.write_text(
-            f'model = "gpt-5-codex"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+            f'model = "gpt-5-codex"\nmodel_provider = "fake"\n{config_lines}\n[model_providers.fake]\nname = "fake"\n'
             f'base_url = "http://127.0.0.1:{fake.port}/v1"\nwire_api = "responses"\nenv_key = "FAKE_KEY"\n\n'
             + config.read_text())
         env = {**os.environ, "FAKE_KEY": "k", "NO_PROXY": "127.0.0.1,localhost", "AGENT_HOOKS_PLUGINS": "guard"}
         env.pop("OPENAI_API_KEY", None)
-        proc = subprocess.run([str(codex), "exec", "--skip-git-repo-check", "--json",
-                               "--dangerously-bypass-approvals-and-sandbox", "-C", str(project), "go"],
+        proc = subprocess.run([str(codex), "exec", "--skip-git-repo-check", "--json", *mode, "-C", str(project), "go"],
                               capture_output=True, text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
         assert proc.returncode == 0, proc.stderr[-3000:]
         if fake_out is not None:
@@ -115,3 +118,45 @@ def test_the_stop_gate_keeps_codex_working_within_the_limit(codex, home, tmp_pat
     run_codex(codex, home, [("shell", "echo ran >> RUNS"), ("text", "ok")] * 3, argv=argv, fake_out=fakes)
     assert (home / "project" / "RUNS").read_text().count("ran") == runs
     assert "not done: only 1 run(s), run it again" in json.dumps(fakes[0].requests)  # the reason reached the model
+
+
+DECIDER = """
+from pathlib import Path
+from agent_hooks_core import hookimpl
+
+agent_hooks_approver = APPROVER
+
+@hookimpl
+def permission_request(event, ctx):
+    Path(ctx.cwd, "ASKED").write_text(repr(event.tool_name))
+    command = event.arguments.get("command", "")
+    command = command if isinstance(command, str) else " ".join(command)
+    if "echo ran" in command:
+        return {"decision": "allow"}
+    if "touch DENIED" in command:
+        return {"decision": "deny", "reason": "no DENIED files here [decider]"}
+"""
+
+#: Codex asks before a command the model wants run outside the sandbox. ``codex exec`` has no prompt
+#: (it forces approval_policy never) except with --approve-for-me, which sends what no hook decided
+#: to its automatic reviewer (here the fake model, whose answer it cannot read: a rejection)
+ASKS = 'approval_policy = "on-request"\nsandbox_mode = "workspace-write"\n'
+
+
+@pytest.mark.parametrize(("command", "approver", "ran", "seen"), [
+    ("echo ran > RAN", True, ["ASKED", "RAN"], None),                     # an approver's allow: no prompt
+    ("echo ran > RAN", False, ["ASKED"], "not an approver"),              # an allow from a non-approver denies
+    ("touch DENIED", True, ["ASKED"], "no DENIED files here [decider]"),  # deny, the reason to the model
+    ("touch UNDECIDED", True, ["ASKED"], "automatic approval review"),    # no opinion: Codex's own review
+])
+def test_the_permission_decision_on_codexs_approval(codex, home, tmp_path, command, approver, ran, seen):
+    decider = tmp_path / "decider.py"
+    decider.write_text(DECIDER.replace("APPROVER", str(approver)))
+    argv = [sys.executable, "-m", "agent_hooks_core", "codex", "--hook", str(decider)]
+    outputs, _ = run_codex(codex, home, [("escalated", command), ("text", "ok")], argv=argv,
+                           mode=("--approve-for-me",), config_lines=ASKS)
+    project = home / "project"
+    assert sorted(p.name for p in project.iterdir() if p.name.isupper()) == ran, outputs
+    assert len(outputs) == 1, outputs
+    if seen is not None:
+        assert seen in outputs[0], outputs

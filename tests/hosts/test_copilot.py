@@ -29,12 +29,12 @@ def home(tmp_path, monkeypatch):
         yield home
 
 
-def run_copilot(cli: Path, home: Path, command: str, repeat: int = 1) -> list[str]:
+def run_copilot(cli: Path, home: Path, command: str, repeat: int = 1, mode: str = "--allow-all") -> list[str]:
     turns = [tool_call("bash", {"command": command, "description": "run it"}), say("ok")] * repeat
     with FakeModel(turns) as model:
         env = base_env(home, COPILOT_OFFLINE="true", COPILOT_PROVIDER_BASE_URL=model.base_url,
                        COPILOT_PROVIDER_API_KEY="dummy", COPILOT_MODEL="fake-model", COPILOT_AUTO_UPDATE="false")
-        proc = run([str(cli), "-p", "go", "--allow-all", "--output-format", "json", "--no-auto-update",
+        proc = run([str(cli), "-p", "go", mode, "--output-format", "json", "--no-auto-update",
                     "--disable-client-telemetry"], home / "project", env)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
         assert not model.errors
@@ -105,3 +105,74 @@ def test_the_stop_gate_keeps_copilot_working_within_the_limit(cli, home, tmp_pat
     install(harness.hook_argv("copilot", harness.stop_gate(tmp_path, wanted, limit)))
     run_copilot(cli, home, "echo ran >> RUNS", repeat=3)
     assert (home / "project" / "RUNS").read_text().count("ran") == runs
+
+
+DECIDER = """
+from agent_hooks_core import hookimpl
+
+agent_hooks_approver = APPROVER
+
+@hookimpl
+def permission_request(event, ctx):
+    command = event.arguments.get("command", "")
+    if command.startswith("echo ran"):
+        return {"decision": "allow"}
+    if command.startswith("touch DENIED"):
+        return {"decision": "deny", "reason": "no DENIED files here [decider]"}
+"""
+
+NO_PROMPT = "no interactive user response was available"
+
+
+@pytest.mark.parametrize(("command", "approver", "ran", "seen"), [
+    ("echo ran > RAN", True, ["RAN"], None),                           # an approver's allow: no prompt needed
+    ("echo ran > RAN", False, [], "not an approver"),                  # an allow from a non-approver denies
+    ("touch DENIED", True, [], "no DENIED files here [decider]"),      # deny, the reason to the model
+    ("touch UNDECIDED", True, [], NO_PROMPT),                          # no opinion: Copilot's own decision
+])
+def test_the_permission_decision_on_copilots_permission_check(cli, home, tmp_path, command, approver, ran, seen):
+    decider = tmp_path / "decider.py"
+    decider.write_text(DECIDER.replace("APPROVER", str(approver)))
+    install([sys.executable, "-m", "agent_hooks_core", "copilot", "--hook", str(decider)])
+    # tools are not pre-approved, so Copilot -p would refuse the command for want of a prompt
+    results = run_copilot(cli, home, command, mode="--allow-all-paths")
+    project = home / "project"
+    assert sorted(p.name for p in project.iterdir() if p.name.isupper()) == ran
+    assert len(results) == 1, results
+    if seen is not None:
+        assert seen in results[0], results
+
+
+COUNTER = """
+from pathlib import Path
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def pre_tool(event, ctx):
+    with open(Path(ctx.cwd, "COUNT"), "a") as f:
+        f.write(ctx.host + "\\n")
+"""
+
+
+def test_with_claudes_project_hooks_too_each_event_reaches_the_plugins_once(cli, home, monkeypatch):
+    """Copilot also runs a trusted repository's .claude/settings.json hooks. Ours there are exec-form
+    (``command`` + ``args``), which Copilot 1.0.102 runs without the args: our Claude Code bridge does
+    not start there, and the Copilot hooks answer alone. Shell-form entries would reach the Claude Code
+    bridge, which then stands down for the Copilot hooks (tests/bridges/test_claude_format_hosts.py)."""
+    import os
+
+    project = home / "project"
+    monkeypatch.chdir(project)
+    counter = Path(os.environ["AGENT_HOOKS_HOME"]) / "counter.py"
+    counter.write_text(COUNTER)
+    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"hooks = [{str(counter)!r}]\n")
+    trust = subprocess.run([sys.executable, "-m", "agent_hooks_core", "trust"], capture_output=True, text=True,
+                           timeout=60, cwd=home)
+    assert trust.returncode == 0, trust.stderr
+    write_json(home / ".copilot" / "config.json", {"trusted_folders": [str(project)]})
+    claude = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", "claude-code", "--project"],
+                            capture_output=True, text=True, timeout=60)
+    assert claude.returncode == 0, claude.stderr
+    install()
+    outputs = run_copilot(cli, home, "echo two")
+    assert (project / "COUNT").read_text().splitlines() == ["copilot"], outputs

@@ -92,3 +92,28 @@ def test_a_project_hooks_json_shadows_the_users_and_doctor_says_so(openhands, ho
     assert any(line.startswith("problem:") and "reads only that one" in line for line in oh.status(home / "project"))
     results = run_openhands(openhands, home, [shell("echo shadowed-ran"), say("ok")])
     assert "shadowed-ran" in results[0], results  # the trap doctor reports: our hooks did not run
+
+
+GATE = """
+from pathlib import Path
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def stop_gate(event, ctx):
+    runs = Path(ctx.cwd, "RUNS").read_text().count("ran") if Path(ctx.cwd, "RUNS").exists() else 0
+    if runs < WANTED:
+        return {"continue": True, "reason": f"not done: only {runs} run(s), run it again"}
+"""
+
+
+@pytest.mark.parametrize(("wanted", "limit", "runs"), [
+    (2, 3, 2),   # the gate keeps OpenHands working once, then lets it stop
+    (99, 1, 2),  # a gate that never lets go: the user's limit stops it
+])
+def test_the_stop_gate_keeps_openhands_working_within_the_limit(openhands, home, tmp_path, wanted, limit, runs):
+    gate = tmp_path / "gate.py"
+    gate.write_text(GATE.replace("WANTED", str(wanted)))
+    (Path(os.environ["AGENT_HOOKS_HOME"]) / "settings.toml").write_text(f"stop_gate_limit = {limit}\n")
+    install([sys.executable, "-m", "agent_hooks_core", "openhands", "--hook", str(gate)])
+    run_openhands(openhands, home, [shell("echo ran >> RUNS"), say("ok")] * 3)
+    assert (home / "project" / "RUNS").read_text().count("ran") == runs

@@ -85,3 +85,49 @@ def test_the_stop_gate_keeps_qwen_working_within_the_limit(cli, home, tmp_path, 
     install(harness.hook_argv("qwen", harness.stop_gate(tmp_path, wanted, limit)))
     run_qwen(cli, home, [tool_call("run_shell_command", {"command": "echo ran >> RUNS"}), say("ok")] * 3)
     assert (home / "project" / "RUNS").read_text().count("ran") == runs
+
+
+DECIDER = """
+from agent_hooks_core import hookimpl
+
+agent_hooks_approver = APPROVER
+
+@hookimpl
+def permission_request(event, ctx):
+    command = event.arguments.get("command", "")
+    if command.startswith("echo ran"):
+        return {"decision": "allow", "arguments": {**event.arguments, "command": command + " && touch REWRITTEN"}}
+    if command.startswith("touch DENIED"):
+        return {"decision": "deny", "reason": "no DENIED files here [decider]"}
+"""
+
+
+@pytest.mark.parametrize(("command", "approver", "ran", "seen"), [
+    ("echo ran > RAN", True, ["RAN", "REWRITTEN"], None),              # allowed, with updated input
+    ("echo ran > RAN", False, [], "not an approver"),                  # an allow from a non-approver denies
+    ("touch DENIED", True, [], "no DENIED files here [decider]"),      # deny, the reason to the model
+])
+def test_the_permission_decision_on_qwens_prompt(cli, home, tmp_path, command, approver, ran, seen):
+    """No opinion (Qwen then asks its client, and waits) is covered by the protocol tests: a stream-json
+    run without a client answering never ends."""
+    import json
+
+    decider = tmp_path / "decider.py"
+    decider.write_text(DECIDER.replace("APPROVER", str(approver)))
+    install([sys.executable, "-m", "agent_hooks_core", "qwen", "--hook", str(decider)])
+    # qwen -p refuses what needs a prompt before any hook runs; stream-json mode would ask its
+    # client, and fires PermissionRequest first
+    message = json.dumps({"type": "user", "session_id": "s", "parent_tool_use_id": None,
+                          "message": {"role": "user", "content": "go"}})
+    with FakeModel([tool_call("run_shell_command", {"command": command}), say("ok")]) as model:
+        proc = subprocess.run(["node", str(cli), "--input-format", "stream-json", "-o", "stream-json",
+                               "--auth-type", "openai", "--openai-base-url", model.base_url, "--openai-api-key",
+                               "dummy", "-m", "fake-model"], cwd=home / "project", env=base_env(home),
+                              input=message + "\n", capture_output=True, text=True, timeout=300)
+        results = model.tool_results()
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    project = home / "project"
+    assert sorted(p.name for p in project.iterdir() if p.name.isupper()) == ran
+    assert len(results) == 1, results
+    if seen is not None:
+        assert seen in results[0], results

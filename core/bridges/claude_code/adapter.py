@@ -138,7 +138,7 @@ class ClaudeCodeAdapter(Adapter):
                 "has_ui": self.options.ask and self.event_name(event) == "PreToolUse"}
 
     def handle(self, rt: Runtime, event: dict[str, Any]) -> HostAnswer:
-        if _cursor_runs_its_own(event):
+        if _cursor_runs_its_own(event) or _copilot_runs_its_own(event):
             return HostAnswer()
         return super().handle(rt, event)
 
@@ -182,6 +182,22 @@ def _cursor_runs_its_own(event: Mapping[str, Any]) -> bool:
     from ..cursor.install import runs_our_own_hooks
 
     return runs_our_own_hooks()
+
+
+def _copilot_runs_its_own(event: Mapping[str, Any]) -> bool:
+    """GitHub Copilot CLI also runs a trusted repository's ``.claude/settings(.local).json`` hooks:
+    when the user's Copilot hooks already run our Copilot bridge on this event, answering here too
+    would run every plugin twice. Copilot starts its hooks with ``COPILOT_CLI=1`` and sends no
+    ``transcript_path``; Claude Code always sends one (so a COPILOT_CLI inherited by Claude Code
+    changes nothing)."""
+    if os.environ.get("COPILOT_CLI") != "1" or "transcript_path" in event:
+        return False
+    name = event.get("hook_event_name")
+    if not isinstance(name, str):
+        return False
+    from ..copilot import runs_our_own_hooks
+
+    return runs_our_own_hooks(name)
 
 
 ADAPTER = ClaudeCodeAdapter()

@@ -30,10 +30,17 @@ class ClaudeFormatAdapter(Adapter):
     FAILURE_EXIT = 2
     #: the host keeps working on a Stop ``decision: "block"`` (proven on the real agent)
     STOP_GATE = False
+    #: where a PermissionRequest event carries its tool call (hosts with that event add it to GATING)
+    PERMISSION_SHAPE: ToolShape | None = None
+    #: an allow on PermissionRequest may carry the changed input (``updatedInput``)
+    PERMISSION_REWRITE = True
 
     @property
     def SHAPES(self) -> Mapping[str, ToolShape]:  # type: ignore[override]
-        return {"PreToolUse": self.TOOL_SHAPE}
+        shapes = {"PreToolUse": self.TOOL_SHAPE}
+        if self.PERMISSION_SHAPE is not None:
+            shapes["PermissionRequest"] = self.PERMISSION_SHAPE
+        return shapes
 
     def permission_calls(self, tool: str, arguments: dict[str, Any], cwd: str) -> g.Calls:
         if tool in self.SHELL_TOOLS:
@@ -53,7 +60,20 @@ class ClaudeFormatAdapter(Adapter):
             return HostAnswer(body=body, stderr=[f"agent-hooks: {t}" for t in texts])
         return HostAnswer(body=body)
 
+    def permission_answer(self, behavior: str, message: str = "",
+                          updated: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The host's PermissionRequest answer: Claude Code's ``decision`` object."""
+        decision: dict[str, Any] = {"behavior": behavior}
+        if message:
+            decision["message"] = message
+        if updated is not None:
+            decision["updatedInput"] = updated
+        return self._specific("PermissionRequest", decision=decision)
+
     def failure(self, event_name: str | None, problem: str) -> HostAnswer:
+        if event_name == "PermissionRequest" and event_name in self.GATING:
+            reason = fail_reason(problem)
+            return HostAnswer(body=self.permission_answer("deny", reason), stderr=[reason], blocked=True)
         if event_name in self.GATING or event_name is None:
             reason = fail_reason(problem)
             body = self._specific("PreToolUse", permissionDecision="deny", permissionDecisionReason=reason)
@@ -80,11 +100,43 @@ class ClaudeFormatAdapter(Adapter):
             body = self._specific("PreToolUse", permissionDecision="allow", updatedInput=verdict.arguments)
         return self._context(turn, body, [])
 
-    def on_PostToolUse(self, turn: Turn) -> HostAnswer:
+    def on_PostToolUse(self, turn: Turn, is_error: bool = False) -> HostAnswer:
         tool, arguments = turn.tool()
-        turn.fire("post_tool", {"tool_name": tool, "arguments": arguments, "result": turn.event.get("tool_response", turn.event.get("tool_result")),
+        result = turn.event.get("tool_response", turn.event.get("tool_result"))
+        if is_error and result is None:
+            result = turn.event.get("error")
+        turn.fire("post_tool", {"tool_name": tool, "arguments": arguments, "result": result, "is_error": is_error,
                                 "tool_call_id": turn.text("tool_use_id") or turn.text("tool_call_id")})
         return self._context(turn, None, [])
+
+    def on_PostToolUseFailure(self, turn: Turn) -> HostAnswer:
+        return self.on_PostToolUse(turn, is_error=True)
+
+    def on_PermissionRequest(self, turn: Turn) -> HostAnswer:
+        """deny, or allow from an approver (the host's prompt is skipped); no opinion or ask: the
+        host asks as usual. An allow is checked again by the permission hooks on the input it runs
+        with: PreToolUse saw the original, not what an approver rewrote."""
+        if "PermissionRequest" not in self.GATING:
+            return self.host_event(turn)
+        tool, arguments = turn.tool()
+        decision, reason, changed = turn.permission_decision(tool, arguments)
+        if decision == "deny":
+            return HostAnswer(body=self.permission_answer("deny", reason or "denied by agent-hooks"), blocked=True)
+        if decision != "allow":
+            return HostAnswer()
+        if changed is not None and not self.PERMISSION_REWRITE:
+            turn.errors.append(f"permission_request: an allow with changed arguments cannot be given to {self.TITLE} "
+                               f"(it takes no updated input here); {self.TITLE} asks as usual")
+            return HostAnswer()
+        cwd = turn.rt.cwd
+        for hook, payload in self.permission_calls(tool, changed if changed is not None else arguments, cwd):
+            if not turn.rt.implementers(hook):
+                continue
+            data = turn.fire(hook, payload).data or {}
+            if data.get("denied"):
+                why = str(data.get("reason") or f"denied by a plugin ({hook})")
+                return HostAnswer(body=self.permission_answer("deny", why), blocked=True)
+        return HostAnswer(body=self.permission_answer("allow", updated=changed))
 
     # -- prompt, session, stop --------------------------------------------------------------
 

@@ -15,6 +15,29 @@ MAPPED_EVENTS = (
     "SubagentStop", "PermissionRequest",
 )
 
+#: every hook event Claude Code 2.1.330 fires (``HOOK_EVENTS`` in its bundle; docs/hosts/protocols.md)
+FIRES = (
+    "SessionStart", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse", "PermissionRequest",
+    "PermissionDenied", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification",
+    "SubagentStart", "SubagentStop", "Stop", "StopFailure", "PreCompact", "PostCompact", "SessionEnd",
+    "MessageDisplay", "PreModelSwitch", "PostModelSwitch", "Setup", "InstructionsLoaded", "TaskCreated",
+    "TaskCompleted", "TeammateIdle", "ConfigChange", "CwdChanged", "DirectoryAdded", "FileChanged",
+    "WorktreeCreate", "WorktreeRemove", "Elicitation", "ElicitationResult",
+)
+
+#: Claude Code events we do not wire, and why (docs/hosts/claude-code.md lists them too)
+NOT_WIRED = {
+    "MessageDisplay": "one process per streamed line of every reply",
+    "FileChanged": "fires for the paths a hook asks to watch; one process per file change",
+    "WorktreeCreate": "a WorktreeCreate hook replaces Claude Code's own worktree creation",
+    "WorktreeRemove": "pairs with WorktreeCreate, which we must not answer",
+}
+
+
+def _wired() -> tuple[str, ...]:
+    return tuple(e for e in FIRES if e not in NOT_WIRED)
+
+
 #: canonical hook -> what Claude Code does with it (docs/hosts/claude-code.md says why)
 CAPABILITIES: dict[str, Cap] = {
 "on_start": Cap("SessionStart"),
@@ -34,7 +57,7 @@ CAPABILITIES: dict[str, Cap] = {
 "pre_compact": Cap("PreCompact", block=True),
 "post_compact": Cap("PostCompact"),
 "agent_end": Cap("Stop"),
-"stop_gate": Cap("Stop, SubagentStop", block=True, proven=PROVEN,
+"stop_gate": Cap("Stop, SubagentStop", block=True, continues=True, proven=PROVEN,
                  note="continue = decision block, the reason as the next instruction"),
 "permission_request": Cap("PermissionRequest", block=True, rewrite=True, closed=True,
                           note="deny; allow (approvers) skips the prompt, with updatedInput"),
@@ -56,8 +79,10 @@ HOST = Host(
     transports=("command", "http", "socket"),
     config=Config("json", ("user", "project", "local"),
                   "~/.claude/settings.json, .claude/settings.json or .claude/settings.local.json"),
-    events=MAPPED_EVENTS,
+    events=_wired,
     capabilities=CAPABILITIES,
+    fires=FIRES,
+    not_wired=NOT_WIRED,
     failure="PreToolUse and PermissionRequest get a deny (exit 2 with the reason when the process "
             "itself fails); other events go on",
     timeout=Timeout(60, closed=True, gated="PreToolUse, PermissionRequest", note="installed with onFailure: block"),

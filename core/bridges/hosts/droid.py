@@ -8,7 +8,11 @@ from ..record import Cap, Config, Host, Timeout
 #: the version the real-binary tests run (tests/hosts/test_droid.py)
 PROVEN = "0.225.2"
 
-EVENTS = ("SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+#: every hook event Droid 0.225.2 fires (its hook-event enum; docs/hosts/protocols.md); all wired.
+#: It has no permission-request event.
+FIRES = ("PreToolUse", "PostToolUse", "Notification", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact",
+         "SessionStart", "SessionEnd")
+EVENTS = FIRES
 
 #: canonical hook -> what Droid does with it (docs/hosts/droid.md says why)
 CAPABILITIES: dict[str, Cap] = {
@@ -25,6 +29,7 @@ CAPABILITIES: dict[str, Cap] = {
     "agent_end": Cap("Stop"),
     "stop_gate": Cap("Stop", block=True, continues=True, proven=PROVEN,
                      note="continue = decision block, the reason as the next instruction"),
+    "host_event": Cap("Notification, SubagentStop, PreCompact"),
 }
 
 HOST = Host(
@@ -39,6 +44,7 @@ HOST = Host(
     config=Config("json", ("user", "project"), "~/.factory/hooks.json, or .factory/hooks.json"),
     events=EVENTS,
     capabilities=CAPABILITIES,
+    fires=FIRES,
     failure="a JSON deny and exit 2 block PreToolUse; other events go on",
     timeout=Timeout(60, closed=False, gated="PreToolUse", note="a timeout counts as exit 1"),
     docs="droid.md",

@@ -36,7 +36,8 @@ CAPABILITIES: dict[str, Cap] = {
                          note="an allowlist of built-in tools; Gemini unions all hooks' lists"),
     "pre_compact": Cap("PreCompress", note="advisory: Gemini sends it before every model call"),
     "agent_end": Cap("AfterAgent"),
-    "stop_gate": Cap("AfterAgent", block=True, proven=PROVEN, note="continue = decision deny, the reason as a new prompt"),
+    "stop_gate": Cap("AfterAgent", block=True, continues=True, proven=PROVEN,
+                     note="continue = decision deny, the reason as a new prompt"),
     "host_event": Cap("AfterModel, Notification"),
 }
 

@@ -51,6 +51,7 @@ HOST = Host(
     transports=("command", "http", "socket"),
     config=Config("toml", ("user",), "~/.kimi/config.toml"),
     events=EVENTS,
+    fires=EVENTS,
     capabilities=CAPABILITIES,
     failure="exit 2 with the reason blocks PreToolUse; a hook that cannot start or times out fails open",
     timeout=Timeout(60, closed=False, gated="PreToolUse"),

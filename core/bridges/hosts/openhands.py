@@ -27,7 +27,8 @@ CAPABILITIES: dict[str, Cap] = {
     "post_tool": Cap("PostToolUse"),
     "pre_tool_output": Cap("PostToolUse", note="observe only: OpenHands cannot replace a tool's output"),
     "agent_end": Cap("Stop"),
-    "stop_gate": Cap("Stop", block=True, continues=True, note="continue = decision deny, the reason as feedback"),
+    "stop_gate": Cap("Stop", block=True, continues=True, proven=PROVEN,
+                     note="continue = decision deny, the reason as feedback"),
 }
 
 HOST = Host(
@@ -41,6 +42,7 @@ HOST = Host(
     transports=("command", "http", "socket"),
     config=Config("json", ("user", "project"), "~/.openhands/hooks.json, or .openhands/hooks.json"),
     events=EVENTS,
+    fires=EVENTS,
     capabilities=CAPABILITIES,
     failure="exit 2 with the reason blocks PreToolUse; a hook that cannot start or times out fails open",
     timeout=Timeout(60, closed=False, gated="PreToolUse"),

@@ -39,6 +39,7 @@ HOST = Host(
     transports=("command", "http", "socket"),
     config=Config("toml", ("user", "project"), "~/.vibe/hooks.toml, or .vibe/hooks.toml (trusted folders only)"),
     events=EVENTS,
+    fires=EVENTS,
     capabilities=CAPABILITIES,
     failure="a JSON deny and exit 2 block pre_tool (strict = true: any failure blocks); other hooks go on",
     timeout=Timeout(60, closed=True, gated="pre_tool", note="installed with strict = true"),

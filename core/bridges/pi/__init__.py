@@ -123,7 +123,7 @@ def capabilities(dialect: str) -> dict[str, Any]:
     if "tool_execution_end" in get_dialect(dialect).names:  # pi's; omp's dialect has no such event
         caps["post_tool"] = Cap("tool_execution_end")
     if "session_stop" in OWN_EVENTS.get(dialect, {}):
-        caps["stop_gate"] = Cap("session_stop", block=True,
+        caps["stop_gate"] = Cap("session_stop", block=True, continues=True,
                                 note="continue = continue + additionalContext (omp also caps continuations)")
     caps["host_event"] = Cap(", ".join(HOST_ONLY_EVENTS))
     return caps
