@@ -66,6 +66,9 @@ WRITERS = [
     "chmod 000 {u}/settings.toml",
     "chmod -R u-r {u}",
     "chattr +i {u}/trust.json",
+    # a read-write bind hands the plane to the command inside under another name
+    "bwrap --bind {u} /x --dev /dev sh -c 'echo > /x/settings.toml'",
+    "bwrap --unshare-net --dev-bind {u}/hooks /h -- sh",
     "chown nobody {u}/settings.toml",
     "setfacl -m u:nobody:rw {u}/settings.toml",
     "exec 3>{u}/settings.toml",
@@ -192,6 +195,8 @@ ACTIVATED = [
 ]
 #: must stay allowed: reading, ordinary work, nested agents as installed
 ALLOWED = [
+    # hiding the plane or binding it read-only changes nothing (agent-hooks-sandbox's own command line)
+    "bwrap --ro-bind / / --tmpfs {u} --bind /tmp /tmp --die-with-parent -- sh -c 'make test'",
     "cat {u}/settings.toml",
     "python3 -c \"print(open('{uq}/settings.toml').read())\"",
     "git -C {u} diff",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -149,6 +150,7 @@ ASKS = 'approval_policy = "on-request"\nsandbox_mode = "workspace-write"\n'
     ("touch DENIED", True, ["ASKED"], "no DENIED files here [decider]"),  # deny, the reason to the model
     ("touch UNDECIDED", True, ["ASKED"], "automatic approval review"),    # no opinion: Codex's own review
 ])
+@pytest.mark.proves("codex", "permission_request", "block")
 def test_the_permission_decision_on_codexs_approval(codex, home, tmp_path, command, approver, ran, seen):
     decider = tmp_path / "decider.py"
     decider.write_text(DECIDER.replace("APPROVER", str(approver)))

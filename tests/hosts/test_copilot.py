@@ -6,6 +6,8 @@ reports)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -130,6 +132,7 @@ NO_PROMPT = "no interactive user response was available"
     ("touch DENIED", True, [], "no DENIED files here [decider]"),      # deny, the reason to the model
     ("touch UNDECIDED", True, [], NO_PROMPT),                          # no opinion: Copilot's own decision
 ])
+@pytest.mark.proves("copilot", "permission_request", "block")
 def test_the_permission_decision_on_copilots_permission_check(cli, home, tmp_path, command, approver, ran, seen):
     decider = tmp_path / "decider.py"
     decider.write_text(DECIDER.replace("APPROVER", str(approver)))

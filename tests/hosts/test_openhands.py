@@ -6,6 +6,7 @@ benign command runs, a failure of ours blocks, and a project's own hooks.json sh
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,7 @@ def stop_gate(event, ctx):
     (2, 3, 2),   # the gate keeps OpenHands working once, then lets it stop
     (99, 1, 2),  # a gate that never lets go: the user's limit stops it
 ])
+@pytest.mark.proves("openhands", "stop_gate", "block", "continue")
 def test_the_stop_gate_keeps_openhands_working_within_the_limit(openhands, home, tmp_path, wanted, limit, runs):
     gate = tmp_path / "gate.py"
     gate.write_text(GATE.replace("WANTED", str(wanted)))

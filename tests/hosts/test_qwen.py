@@ -4,6 +4,8 @@ of ours blocks."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -107,6 +109,7 @@ def permission_request(event, ctx):
     ("echo ran > RAN", False, [], "not an approver"),                  # an allow from a non-approver denies
     ("touch DENIED", True, [], "no DENIED files here [decider]"),      # deny, the reason to the model
 ])
+@pytest.mark.proves("qwen", "permission_request", "block", "rewrite")
 def test_the_permission_decision_on_qwens_prompt(cli, home, tmp_path, command, approver, ran, seen):
     """No opinion (Qwen then asks its client, and waits) is covered by the protocol tests: a stream-json
     run without a client answering never ends."""

@@ -37,7 +37,7 @@ CAPABILITIES: dict[str, Cap] = {
     "agent_end": Cap("Stop"),
     "stop_gate": Cap("Stop", block=True, continues=True, proven=PROVEN,
                      note="continue = decision block, the reason as the next instruction"),
-    "permission_request": Cap("PermissionRequest", block=True, rewrite=True, closed=True, proven=PROVEN,
+    "permission_request": Cap("PermissionRequest", block=True, rewrite=True, closed=True,
                               note="deny; allow (approvers) skips the prompt, with updatedInput; fired only "
                                    "where Qwen can ask (interactive, stream-json), not in qwen -p"),
     "host_event": Cap("every other wired event", note="not wired: MessageDisplay (a process per streamed chunk)"),

@@ -274,6 +274,27 @@ def _only_reads(cmd: Command) -> bool:
     return name in _READERS
 
 
+_BWRAP_WRITABLE = frozenset({"--bind", "--bind-try", "--dev-bind", "--dev-bind-try"})
+_BWRAP_PAIRS = frozenset({"--ro-bind", "--ro-bind-try", "--symlink", "--bind-data", "--ro-bind-data", "--file",
+                          "--chmod", "--setenv", "--uid-map", "--gid-map"}) | _BWRAP_WRITABLE
+
+
+def _bwrap_writable_sources(cmd: Command) -> list[str]:
+    """What a ``bwrap`` command line makes writable: the sources of its read-write binds. Hiding a
+    path (``--tmpfs``), binding it read-only or naming it as a mount point changes nothing on the
+    host (agent-hooks-sandbox does exactly that); a read-write bind hands it, under another name,
+    to the command inside, so that is what is judged (the command itself is judged on its own)."""
+    out: list[str] = []
+    args, k = cmd.args, 0
+    while k < len(args) and args[k].startswith("--") and args[k] != "--":
+        opt = args[k]
+        if opt in _BWRAP_WRITABLE and k + 1 < len(args):
+            out.append(args[k + 1])
+        k += 3 if opt in _BWRAP_PAIRS else 1 if opt.startswith("--unshare") or opt.startswith("--die") \
+            or opt in ("--new-session", "--as-pid-1", "--clearenv", "--share-net", "--disable-userns", "--assert-userns-disabled") else 2
+    return out
+
+
 def works_in_the_plane(cmd: Command, pol: Policy) -> str | None:
     """A program that may change files, run inside agent-hooks' control plane (``cd <dir> && git
     apply``, ``patch -p0``) or naming a protected path anywhere in its arguments, options' values
@@ -293,7 +314,7 @@ def works_in_the_plane(cmd: Command, pol: Policy) -> str | None:
             return (f"runs {cmd.name} inside agent-hooks' control plane ({hit.kind}), where it can change "
                     f"what switches the guard off")
     if cmd.name not in _MODELLED or cmd.name in ("chmod", "chown", "chgrp"):
-        for word in cmd.args:
+        for word in _bwrap_writable_sources(cmd) if cmd.name == "bwrap" else cmd.args:
             if "://" in word:
                 continue
             for value in _path_pieces(word):
