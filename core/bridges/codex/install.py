@@ -293,7 +293,7 @@ def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
         where = f"Codex {scope} hooks ({path})"
         missing = [e for e in EVENTS if e not in {o[0] for o in ours}]
         bad = untrusted(path, data)
-        cmds = {o[4].get("command", "") for o in ours}
+        cmds = {str(o[4].get("command", "")) for o in ours}
         gone = broken_wiring(sorted(cmds))
         if bad:
             lines.append(f"problem: {where}: installed but untrusted ({', '.join(bad)}): Codex skips these hooks "

@@ -142,7 +142,7 @@ def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
                              "agent-hooks does not run in this project; run `agenthooks install openhands --project`")
                 continue
         missing = [e for e in EVENTS if not ours.get(e)]
-        gone = broken_wiring(sorted({h.get("command", "") for hs in ours.values() for h in hs}))
+        gone = broken_wiring(sorted({str(h.get("command", "")) for hs in ours.values() for h in hs}))
         if gone:
             lines.append(f"problem: {where}: {gone}, and OpenHands then lets every tool run (it fails open); "
                          f"run `agenthooks install openhands --{scope}`")
