@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO, TypeGuard
+from typing import TYPE_CHECKING, Any, TextIO, TypeGuard
 
 from ...settings import home_dir
 from ..hostkit.installer import HooksFile
@@ -31,6 +31,9 @@ from ..hostkit.jsonconfig import (
 )
 from ..hostkit.tomlconfig import dump_toml, read_toml
 from .adapter import EVENTS
+
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
 
 #: events whose command fails closed (the fast client exits 2 on its own failures there)
 GATING = frozenset({"PreToolUse", "PermissionRequest"})
@@ -166,11 +169,11 @@ def our_positions(data: dict[str, object], path: Path) -> list[Position]:
 # -- config.toml: hook trust ---------------------------------------------------------------
 
 
-def _read_config() -> tuple[Any, str | None]:
+def _read_config() -> tuple[TOMLDocument, str | None]:
     return read_toml(config_path())
 
 
-def trust_states(doc: Any) -> dict[str, Any]:
+def trust_states(doc: Mapping[str, object]) -> dict[str, object]:
     hooks = doc.get("hooks") if hasattr(doc, "get") else None
     state = hooks.get("state") if isinstance(hooks, dict) else None
     return dict(state) if isinstance(state, dict) else {}
@@ -186,7 +189,7 @@ def _trust_change(path: Path, old_data: dict[str, object], new_data: dict[str, o
     fresh = {f"{prefix}{snake(e)}:{gi}:{hi}": trust_hash(e, g, h) for e, gi, hi, g, h in our_positions(new_data, path)}
     states = trust_states(doc)
     if not (stale - set(fresh)) and all(
-            isinstance(states.get(k), dict) and states[k].get("trusted_hash") == v for k, v in fresh.items()):
+            isinstance(known := states.get(k), dict) and known.get("trusted_hash") == v for k, v in fresh.items()):
         return FileChange(config_path(), text, None)
     hooks = doc.get("hooks")
     if hooks is None:
