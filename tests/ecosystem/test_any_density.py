@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = (ROOT / "core", ROOT / "hookspecs")
-CEILING = 13.2
+CEILING = 11.9
 
 
 def count(path: Path) -> tuple[int, int]:
