@@ -24,7 +24,7 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Generator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, TypeVar
 
 from .errors import HookError, HookTimeout, describe
 from .timeouts import (
@@ -41,14 +41,17 @@ from .timeouts import (
 if TYPE_CHECKING:
     from .runtime import Handler, Outcome
 
+Q = TypeVar("Q")
+R = TypeVar("R")
+
 #: ``timed(func, args)``: a sync handler's call under a deadline
-Timed = Callable[[Callable[..., Any], tuple[Any, ...]], Any]
+Timed = Callable[[Callable[..., object], tuple[object, ...]], object]
 
 
 class Sink(Protocol):
     """Where answers and failures go: a :class:`~agent_hooks_core.reducer.Reduction`, or :class:`MetaSink`."""
 
-    def accept(self, plugin: str, answer: Any) -> bool: ...
+    def accept(self, plugin: str, answer: object) -> bool: ...
 
     def fail(self, plugin: str, message: str, kind: str = "error") -> bool: ...
 
@@ -61,7 +64,7 @@ class MetaSink:
     def __init__(self, outcome: Outcome) -> None:
         self.outcome = outcome
 
-    def accept(self, plugin: str, answer: Any) -> bool:
+    def accept(self, plugin: str, answer: object) -> bool:
         return False
 
     def fail(self, plugin: str, message: str, kind: str = "error") -> bool:
@@ -74,7 +77,7 @@ class HandlerCalls:
 
     __slots__ = ("aio", "called", "current", "handlers", "sink", "stopped", "subject", "timeout")
 
-    def __init__(self, handlers: list[Handler], sink: Sink, subject: Any, timeout: float | None,
+    def __init__(self, handlers: list[Handler], sink: Sink, subject: object, timeout: float | None,
                  *, aio: bool = False) -> None:
         self.handlers = handlers
         self.sink = sink
@@ -104,7 +107,7 @@ class HandlerCalls:
         assert self.timeout is not None
         return self.timeout + GRACE if h.is_async else self.timeout
 
-    def record(self, h: Handler, answer: Any, exc: BaseException | None) -> None:
+    def record(self, h: Handler, answer: object, exc: BaseException | None) -> None:
         """Apply what calling ``h`` gave; re-raise what is not the handler's failure."""
         sink = self.sink
         if exc is None:
@@ -124,12 +127,12 @@ class HandlerCalls:
             self.stopped = True
 
 
-def _pending(answer: Any) -> bool:
+def _pending(answer: object) -> TypeGuard[Awaitable[object]]:
     """A sync def that returned a coroutine (or another awaitable) instead of an answer."""
     return answer is not None and type(answer) is not dict and inspect.isawaitable(answer)
 
 
-def _call(calls: HandlerCalls, h: Handler, timed: Timed | None, watched: bool) -> Any:
+def _call(calls: HandlerCalls, h: Handler, timed: Timed | None, watched: bool) -> object:
     args = h.args(calls.subject)
     if h.is_async:
         return run_coroutine(h.func(*args), calls.timeout, watched=watched)
@@ -153,7 +156,7 @@ def run_here(calls: HandlerCalls, timed: Timed | None = None, watch: Watch | Non
 
 #: handler list -> (that list, which of its handlers are cheap): the lists are the runtime's own,
 #: made once per hook at registration, so this is computed once per list, not per call
-_CHEAP_RUNS: dict[int, tuple[list[Any], tuple[bool, ...]]] = {}
+_CHEAP_RUNS: dict[int, tuple[list[Handler], tuple[bool, ...]]] = {}
 
 
 def _cheap_flags(handlers: list[Handler]) -> tuple[bool, ...]:
@@ -257,10 +260,12 @@ async def run_async(calls: HandlerCalls, timed: Timed | None) -> None:
         calls.record(h, answer, exc)
 
 
-async def _acall(calls: HandlerCalls, h: Handler, timed: Timed | None) -> Any:
+async def _acall(calls: HandlerCalls, h: Handler, timed: Timed | None) -> object:
     args = h.args(calls.subject)
-    answer: Any = h.func(*args) if h.is_async or timed is None else timed(h.func, args)
-    if h.is_async or _pending(answer):
+    if h.is_async:
+        return await await_with_timeout(h.func(*args), calls.timeout)
+    answer = h.func(*args) if timed is None else timed(h.func, args)
+    if _pending(answer):
         return await await_with_timeout(answer, calls.timeout)
     return answer
 
@@ -287,42 +292,38 @@ def _host_cancelled() -> bool:
 
 # -- step generators: a sequence of calls written once, performed sync or async ------------------
 
-#: a generator that yields requests, receives each one's result (or has its exception thrown in)
-#: and returns the sequence's result: HookToolWrapper's pre_tool -> tool -> pre_tool_output -> post_tool
-Steps = Generator[Any, Any, Any]
-_DONE = object()
+#: a generator that yields requests (``Q``), receives each one's result (or has its exception thrown
+#: in) and returns the sequence's result (``R``): HookToolWrapper's pre_tool -> tool -> pre_tool_output -> post_tool
+Steps = Generator[Q, object, R]
 
 
-def _advance(steps: Steps, value: Any, error: Exception | None) -> tuple[Any, Any]:
-    """(the generator's next request, None), or (_DONE, what it returned)."""
-    try:
-        return (steps.send(value) if error is None else steps.throw(error)), None
-    except StopIteration as stop:
-        return _DONE, stop.value
-
-
-def _perform(perform: Callable[[Any], Any], request: Any) -> tuple[Any, Exception | None]:
-    try:
-        return perform(request), None
-    except Exception as exc:  # thrown into the generator, which decides
-        return None, exc
-
-
-def drive(steps: Steps, perform: Callable[[Any], Any]) -> Any:
+def drive(steps: Steps[Q, R], perform: Callable[[Q], object]) -> R:
     """Run ``steps`` with a sync ``perform(request)``."""
-    request, result = _advance(steps, None, None)
-    while request is not _DONE:
-        request, result = _advance(steps, *_perform(perform, request))
-    return result
+    value: object = None
+    error: Exception | None = None
+    while True:
+        try:
+            request = steps.send(value) if error is None else steps.throw(error)
+        except StopIteration as stop:
+            result: R = stop.value
+            return result
+        try:
+            value, error = perform(request), None
+        except Exception as exc:  # thrown into the generator, which decides
+            value, error = None, exc
 
 
-async def adrive(steps: Steps, perform: Callable[[Any], Awaitable[Any]]) -> Any:
+async def adrive(steps: Steps[Q, R], perform: Callable[[Q], Awaitable[object]]) -> R:
     """Run ``steps`` with an async ``perform(request)``."""
-    request, result = _advance(steps, None, None)
-    while request is not _DONE:
+    value: object = None
+    error: Exception | None = None
+    while True:
+        try:
+            request = steps.send(value) if error is None else steps.throw(error)
+        except StopIteration as stop:
+            result: R = stop.value
+            return result
         try:
             value, error = await perform(request), None
         except Exception as exc:
             value, error = None, exc
-        request, result = _advance(steps, value, error)
-    return result

@@ -25,12 +25,16 @@ import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable, Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar, cast
 
 from .errors import HandlerExit, HookTimeout
 
 if TYPE_CHECKING:
     import asyncio
+    from types import FrameType
+
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., object])
 
 try:  # the C function: signal.getsignal's enum wrapping of a Python handler costs ~4 us per fire
     from _signal import getsignal as _getsignal
@@ -54,10 +58,10 @@ class _Watchdog:
         self.pending: int | None = None  # the token a signal in flight is for
         self.sent: tuple[int, float] = (-1, 0.0)
         self.thread: threading.Thread | None = None
-        self.previous: Any = None
+        self.previous: object = None  # whatever signal.getsignal returned
         self.handler = self._on_signal  # one bound method, compared by identity-cheap equality
 
-    def _on_signal(self, signum: int, frame: Any) -> None:
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         token = self.pending
         if token is None:  # not ours: whoever had SIGALRM before us gets it
             prev = self.previous
@@ -98,7 +102,7 @@ class _Watchdog:
             self.thread.start()
         return True
 
-    def call(self, func: Callable[..., Any], args: tuple[Any, ...], deadline: float) -> Any:
+    def call(self, func: Callable[..., T], args: tuple[object, ...], deadline: float) -> T:
         """``func(*args)`` under a frame with ``deadline``; HookTimeout() (token None) when it passes."""
         self.counter += 1
         token = self.counter
@@ -142,7 +146,7 @@ def is_foreign(exc: HookTimeout) -> bool:
     return exc.token is not None and wd is not None and any(t == exc.token for t, _ in wd.frames)
 
 
-def call_with_timeout(func: Callable[..., Any], args: tuple[Any, ...], timeout: float) -> Any:
+def call_with_timeout(func: Callable[..., T], args: tuple[object, ...], timeout: float) -> T:
     """``func(*args)``, raising :class:`HookTimeout` once ``timeout`` seconds have passed."""
     wd = _main_watchdog()
     if wd is not None:
@@ -154,7 +158,7 @@ def call_with_timeout(func: Callable[..., Any], args: tuple[Any, ...], timeout: 
 CHEAP = "agent_hooks_cheap"
 
 
-def cheap(func: Callable[..., Any]) -> Callable[..., Any]:
+def cheap(func: F) -> F:
     """Declare a sync hook handler cheap: it returns quickly and never swallows interrupts.
 
     A timed hook then calls it in the calling thread under the SIGALRM watchdog (main thread;
@@ -172,7 +176,13 @@ def main_watchdog() -> _Watchdog | None:
     return _main_watchdog()
 
 
-def timed_caller(timeout: float) -> Callable[[Callable[..., Any], tuple[Any, ...]], Any]:
+class TimedCall(Protocol):
+    """``call(func, args)``: ``func(*args)`` under a deadline (what :func:`timed_caller` returns)."""
+
+    def __call__(self, func: Callable[..., T], args: tuple[object, ...], /) -> T: ...
+
+
+def timed_caller(timeout: float) -> TimedCall:
     """``call(func, args)`` running each call under its own ``timeout``, for one ``fire``.
 
     The thread check and the SIGALRM handler check happen once here, not per handler: with ten
@@ -232,8 +242,8 @@ class _Worker:
         self.go.acquire()
         self.done = threading.Lock()
         self.done.acquire()
-        self.job: Callable[[], Any] | None = None
-        self.value: Any = None
+        self.job: Callable[[], object] | None = None
+        self.value: object = None
         self.error: BaseException | None = None
         self.retired = False
         self.thread = threading.Thread(target=self._loop, name="agent-hooks-handler", daemon=True)
@@ -275,7 +285,7 @@ if hasattr(os, "register_at_fork"):  # a forked child has none of these threads
 _FOREVER = float("inf")
 
 
-def run_watched(job: Callable[[], Any], watch: Watch) -> Any:
+def run_watched(job: Callable[[], T], watch: Watch) -> T:
     """``job()`` on a worker thread (in a copy of the caller's context) while the caller watches.
 
     Returns what ``job`` returned or raises what it raised; raises :class:`HookTimeout` as soon as
@@ -305,10 +315,10 @@ def run_watched(job: Callable[[], Any], watch: Watch) -> Any:
     _IDLE.append(worker)
     if error is not None:
         raise error
-    return value
+    return cast("T", value)  # what this worker's job returned: job's value
 
 
-def call_in_thread(func: Callable[..., Any], args: tuple[Any, ...], timeout: float | None) -> Any:
+def call_in_thread(func: Callable[..., T], args: tuple[object, ...], timeout: float | None) -> T:
     """``func(*args)`` on a worker thread (with the caller's context); HookTimeout at the deadline."""
     if timeout is None:
         timeout = _FOREVER
@@ -320,20 +330,20 @@ def call_in_thread(func: Callable[..., Any], args: tuple[Any, ...], timeout: flo
 # -- async handlers ----------------------------------------------------------------------------
 
 
-class _Guarded:
+class _Guarded(Generic[T]):
     """Each step of an awaitable runs under a watchdog frame (main thread only)."""
 
     __slots__ = ("aw", "deadline", "wd")
 
-    def __init__(self, aw: Awaitable[Any], deadline: float, wd: _Watchdog) -> None:
+    def __init__(self, aw: Awaitable[T], deadline: float, wd: _Watchdog) -> None:
         self.aw = aw
         self.deadline = deadline
         self.wd = wd
 
-    def __await__(self) -> Generator[Any, Any, Any]:
+    def __await__(self) -> Generator[object, object, T]:
         it = self.aw.__await__()
         wd, deadline = self.wd, self.deadline
-        value: Any = None
+        value: object = None
         error: BaseException | None = None
         while True:
             try:
@@ -354,14 +364,14 @@ class _Guarded:
                 value, error = None, exc
 
 
-async def _no_exit(aw: Awaitable[Any]) -> Any:
+async def _no_exit(aw: Awaitable[T]) -> T:
     try:
         return await aw
     except SystemExit as exc:  # inside a task it would stop the host's event loop
         raise HandlerExit(exc.code) from None
 
 
-async def await_with_timeout(aw: Awaitable[Any], timeout: float | None) -> Any:
+async def await_with_timeout(aw: Awaitable[T], timeout: float | None) -> T:
     """Await ``aw``; past ``timeout`` seconds cancel it and raise :class:`HookTimeout`."""
     if timeout is None:
         try:
@@ -413,7 +423,7 @@ def _kept_loop() -> asyncio.AbstractEventLoop:
     return loop
 
 
-def _run_in_kept_loop(coro: Awaitable[Any]) -> Any:
+def _run_in_kept_loop(coro: Awaitable[T]) -> T:
     """Run ``coro`` on this thread's kept loop."""
     import asyncio
 
@@ -428,7 +438,7 @@ def _run_in_kept_loop(coro: Awaitable[Any]) -> Any:
             loop.run_until_complete(asyncio.wait(pending, timeout=GRACE))
 
 
-def run_coroutine(aw: Awaitable[Any], timeout: float | None, *, watched: bool = False) -> Any:
+def run_coroutine(aw: Awaitable[T], timeout: float | None, *, watched: bool = False) -> T:
     """Run an async handler from sync code; HookTimeout past ``timeout`` seconds.
 
     Without a running loop in the main thread, or on a worker a caller watches (``watched``): on

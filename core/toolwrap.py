@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Literal
 
 from .engine import Steps, adrive, drive
 from .errors import AgentHooksError
+from .runtime import Outcome
 from .timeouts import run_coroutine
 
 if TYPE_CHECKING:
-    from .runtime import Outcome, Runtime
+    from .runtime import Runtime
 
 #: what the steps ask of the driver: fire a hook with a payload, or run the tool with its arguments
 Request = tuple[Literal["fire"], str, dict[str, object]] | tuple[Literal["run"], dict[str, object]]
@@ -29,6 +30,11 @@ class ToolBlocked(AgentHooksError):
         self.outcome = outcome
 
 
+def _data(out: object) -> dict[str, object]:
+    """The combined answer of a ``("fire", ...)`` request's result (an :class:`Outcome`)."""
+    return (out.data if isinstance(out, Outcome) else None) or {}
+
+
 def _output_field(value: object) -> str:
     """Where a tool's return value goes in the event: text, content blocks, or anything else."""
     if isinstance(value, str):
@@ -38,9 +44,9 @@ def _output_field(value: object) -> str:
     return "details"
 
 
-def _apply_output(value: object, out: Outcome) -> object:
+def _apply_output(value: object, out: object) -> object:
     """The value the caller gets: the replacement ``message`` when blocked, else the same-kind field."""
-    data = out.data or {}
+    data = _data(out)
     if data.get("block"):
         return data.get("message") or ""
     return data.get(_output_field(value), value)
@@ -54,9 +60,9 @@ class HookToolWrapper:
         self.tool_name = tool_name
         self.func = func
 
-    def _pre(self, out: Outcome, arguments: dict[str, object]) -> dict[str, object]:
-        data = out.data or {}
-        if data.get("block"):
+    def _pre(self, out: object, arguments: dict[str, object]) -> dict[str, object]:
+        data = _data(out)
+        if data.get("block") and isinstance(out, Outcome):
             raise ToolBlocked(str(data.get("reason") or data.get("message") or "blocked"), out)
         changed = data.get("arguments", arguments)  # the reducer checked it is an object
         return changed if isinstance(changed, dict) else arguments
@@ -67,7 +73,7 @@ class HookToolWrapper:
             base["tool_call_id"] = call_id
         return base
 
-    def _steps(self, tool_call_id: str | None, arguments: dict[str, object]) -> Steps:
+    def _steps(self, tool_call_id: str | None, arguments: dict[str, object]) -> Steps[Request, object]:
         """The tool call, once: yields ("fire", hook, payload) and ("run", arguments) requests."""
         arguments = self._pre((yield ("fire", "pre_tool", self._base(arguments, tool_call_id))), arguments)
         base = self._base(arguments, tool_call_id)

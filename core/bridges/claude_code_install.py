@@ -31,7 +31,7 @@ import sysconfig
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TextIO, TypedDict
 
 from ..settings import home_dir
 from ..transports.client import is_fast_client
@@ -131,8 +131,8 @@ def server_url(ask: bool = False) -> str:
     return f"http://127.0.0.1:{paths.port()}/hosts/claude-code" + ("?arg=--ask" if ask else "")
 
 
-def http_handler(event: str, ask: bool = False) -> dict[str, Any]:
-    entry: dict[str, Any] = {"type": "http", "url": server_url(ask and event == "PreToolUse"),
+def http_handler(event: str, ask: bool = False) -> dict[str, object]:
+    entry: dict[str, object] = {"type": "http", "url": server_url(ask and event == "PreToolUse"),
                              "headers": {TOKEN_HEADER: f"${TOKEN_VAR}"}, "allowedEnvVars": [TOKEN_VAR],
                              "timeout": TIMEOUTS.get(event, TIMEOUT)}
     if event in GATING_EVENTS:
@@ -140,21 +140,25 @@ def http_handler(event: str, ask: bool = False) -> dict[str, Any]:
     return entry
 
 
-def client_handler(event: str, ask: bool = False) -> dict[str, Any]:
+def _client_argv(event: str, ask: bool = False) -> list[str]:
     from ..transports import launcher
     from ..transports.client import command_for
 
     gating = event in GATING_EVENTS
-    argv = launcher.wrap(command_for("claude-code", ["--event", event, *(["--ask"] if ask and event == "PreToolUse"
-                                                                          else [])], gating=gating), gating)
-    entry: dict[str, Any] = {"type": "command", "command": argv[0], "args": argv[1:],
+    return launcher.wrap(command_for("claude-code", ["--event", event, *(["--ask"] if ask and event == "PreToolUse"
+                                                                         else [])], gating=gating), gating)
+
+
+def client_handler(event: str, ask: bool = False) -> dict[str, object]:
+    argv = _client_argv(event, ask)
+    entry: dict[str, object] = {"type": "command", "command": argv[0], "args": argv[1:],
                              "timeout": TIMEOUTS.get(event, TIMEOUT)}
     if event in GATING_EVENTS:
         entry["onFailure"] = "block"
     return entry
 
 
-def starter_handler() -> dict[str, Any]:
+def starter_handler() -> dict[str, object]:
     """SessionStart: start the warm server if it is not running (the http transport needs it).
 
     The fast client asks the server for its status (a socket round trip, no typer, rich or
@@ -167,7 +171,7 @@ def starter_handler() -> dict[str, Any]:
 
 
 def handler(event: str, command: str, prefix: list[str], ask: bool = False,
-            transport: str = "command") -> dict[str, Any]:
+            transport: str = "command") -> dict[str, object]:
     """Our handler entry for ``event`` (exec form: ``command`` + ``args``, or an http entry).
 
     ``ask``: PreToolUse runs with ``--ask`` (plugins that ask with a UI make Claude Code ask).
@@ -180,7 +184,7 @@ def handler(event: str, command: str, prefix: list[str], ask: bool = False,
 
     extra = ["--ask"] if ask and event == "PreToolUse" else []
     gate = [launcher.GATING] if event in GATING_EVENTS and launcher.is_launcher_path(command) else []
-    entry: dict[str, Any] = {"type": "command", "command": command,
+    entry: dict[str, object] = {"type": "command", "command": command,
                              "args": [*gate, *prefix, "claude-code", "--event", event, *extra],
                              "timeout": TIMEOUTS.get(event, TIMEOUT)}
     if event in GATING_EVENTS:
@@ -188,16 +192,25 @@ def handler(event: str, command: str, prefix: list[str], ask: bool = False,
     return entry
 
 
+class _Handlers(TypedDict):
+    hooks: list[object]
+
+
+class Group(_Handlers, total=False):
+    """One entry of an event's list in the settings: a matcher (tool events) and its handlers."""
+
+    matcher: str
+
+
 def group(event: str, command: str, prefix: list[str], ask: bool = False,
-          transport: str = "command") -> dict[str, Any]:
-    entry: dict[str, Any] = {"matcher": "*"} if event in TOOL_EVENTS else {}
-    entry["hooks"] = [handler(event, command, prefix, ask, transport)]
+          transport: str = "command") -> Group:
+    hooks: list[object] = [handler(event, command, prefix, ask, transport)]
     if transport == "http" and event == "SessionStart":
-        entry["hooks"].insert(0, starter_handler())
-    return entry
+        hooks.insert(0, starter_handler())
+    return {"matcher": "*", "hooks": hooks} if event in TOOL_EVENTS else {"hooks": hooks}
 
 
-def _is_our_url(url: Any) -> bool:
+def _is_our_url(url: object) -> bool:
     from urllib.parse import urlsplit
 
     if not isinstance(url, str):
@@ -209,7 +222,7 @@ def _is_our_url(url: Any) -> bool:
     return parts.hostname in ("127.0.0.1", "localhost", "::1") and parts.path.rstrip("/") == "/hosts/claude-code"
 
 
-def is_ours(entry: Any) -> bool:
+def is_ours(entry: object) -> bool:
     """True for a handler that runs ``agenthooks claude-code`` (any environment, any transport)."""
     if isinstance(entry, dict) and entry.get("type") == "http":
         return _is_our_url(entry.get("url"))
@@ -231,7 +244,7 @@ def is_ours(entry: Any) -> bool:
     return bool(_SHELL_FORM.search(command))
 
 
-def is_starter(entry: Any) -> bool:
+def is_starter(entry: object) -> bool:
     """True for our SessionStart command that starts the warm server (``serve start``)."""
     if not isinstance(entry, dict) or entry.get("type", "command") != "command":
         return False
@@ -245,17 +258,22 @@ def is_starter(entry: Any) -> bool:
     return runs_us and "serve" in args and args[args.index("serve") + 1:args.index("serve") + 2] == ["start"]
 
 
-def _mine(entry: Any) -> bool:
+def _mine(entry: object) -> bool:
     return is_ours(entry) or is_starter(entry)
 
 
-def transport_of(handlers: list[dict[str, Any]]) -> str:
+def transport_of(handlers: list[dict[str, object]]) -> str:
     """The transport our ``handlers`` use (http, client or command)."""
     if any(h.get("type") == "http" for h in handlers):
         return "http"
-    if any(is_fast_client([str(h.get("command", "")), *map(str, h.get("args") or [])]) for h in handlers):
+    if any(is_fast_client([str(h.get("command", "")), *map(str, _args(h))]) for h in handlers):
         return "client"
     return "command"
+
+
+def _args(handler: dict[str, object]) -> list[object]:
+    args = handler.get("args")
+    return args if isinstance(args, list) else []
 
 
 def choose_transport(scope: str) -> tuple[str, str]:
@@ -276,7 +294,7 @@ def choose_transport(scope: str) -> tuple[str, str]:
 # -- merging -----------------------------------------------------------------------------
 
 
-def _hooks_of(settings: dict[str, Any], path: Path) -> dict[str, Any]:
+def _hooks_of(settings: dict[str, object], path: Path) -> dict[str, list[object]]:
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
         raise InstallError(f"{path}: \"hooks\" must be an object; nothing was changed")
@@ -286,12 +304,12 @@ def _hooks_of(settings: dict[str, Any], path: Path) -> dict[str, Any]:
     return hooks
 
 
-def merged(settings: dict[str, Any], command: str, prefix: list[str], path: Path = Path("settings.json"),
+def merged(settings: dict[str, object], command: str, prefix: list[str], path: Path = Path("settings.json"),
            events: tuple[str, ...] = EVENTS, ask: bool = False, transport: str = "command",
-           token: str | None = None) -> dict[str, Any]:
+           token: str | None = None) -> dict[str, object]:
     """``settings`` with our entries for ``events``, in place of any earlier ones of ours (of any
     transport). The http transport also sets ``env.AGENT_HOOKS_TOKEN`` to ``token``."""
-    new: dict[str, Any] = json.loads(json.dumps(settings))
+    new: dict[str, object] = json.loads(json.dumps(settings))
     hooks = _hooks_of(new, path)
     _set_token(new, token if transport == "http" else None, path)
     for event in events:
@@ -300,7 +318,7 @@ def merged(settings: dict[str, Any], command: str, prefix: list[str], path: Path
         placed = False
         for i, g in enumerate(list(groups)):
             inner = g.get("hooks") if isinstance(g, dict) else None
-            if not isinstance(inner, list) or not any(_mine(h) for h in inner):
+            if not isinstance(g, dict) or not isinstance(inner, list) or not any(_mine(h) for h in inner):
                 continue
             others = [h for h in inner if not _mine(h)]
             if placed:
@@ -320,9 +338,9 @@ def merged(settings: dict[str, Any], command: str, prefix: list[str], path: Path
     return new
 
 
-def removed(settings: dict[str, Any], path: Path = Path("settings.json")) -> dict[str, Any]:
+def removed(settings: dict[str, object], path: Path = Path("settings.json")) -> dict[str, object]:
     """``settings`` without any handler of ours; groups and events emptied by that go too."""
-    new: dict[str, Any] = json.loads(json.dumps(settings))
+    new: dict[str, object] = json.loads(json.dumps(settings))
     _set_token(new, None, path)
     if "hooks" not in new:
         return new
@@ -332,7 +350,7 @@ def removed(settings: dict[str, Any], path: Path = Path("settings.json")) -> dic
         touched = False
         for g in groups:
             inner = g.get("hooks") if isinstance(g, dict) else None
-            if isinstance(inner, list) and any(_mine(h) for h in inner):
+            if isinstance(g, dict) and isinstance(inner, list) and any(_mine(h) for h in inner):
                 g["hooks"] = [h for h in inner if not _mine(h)]
                 touched = True
         if touched:
@@ -344,7 +362,7 @@ def removed(settings: dict[str, Any], path: Path = Path("settings.json")) -> dic
     return new
 
 
-def _set_token(settings: dict[str, Any], token: str | None, path: Path) -> None:
+def _set_token(settings: dict[str, object], token: str | None, path: Path) -> None:
     """Set (or, with None, remove) ``env.AGENT_HOOKS_TOKEN``; other variables stay."""
     env = settings.get("env")
     if env is None and token is None:
@@ -416,8 +434,8 @@ class Check:
         return f"{'ok' if self.ok else 'problem' if self.problem else 'warning'}: {self.message}"
 
 
-def _our_handlers(settings: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    found: dict[str, list[dict[str, Any]]] = {}
+def _our_handlers(settings: dict[str, object]) -> dict[str, list[dict[str, object]]]:
+    found: dict[str, list[dict[str, object]]] = {}
     hooks = settings.get("hooks")
     if not isinstance(hooks, dict):
         return found
@@ -430,7 +448,7 @@ def _our_handlers(settings: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return found
 
 
-def _server_checks(transport: str, settings: dict[str, Any], where: str, flag: str) -> list[Check]:
+def _server_checks(transport: str, settings: dict[str, object], where: str, flag: str) -> list[Check]:
     """What the warm server transports need: a running server, the token, no proxy in the way."""
     from ..serve import paths, server
 
@@ -453,7 +471,7 @@ def _server_checks(transport: str, settings: dict[str, Any], where: str, flag: s
         results.append(Check(False, f"{where}: the server listens on {running['http']}, the hooks call port "
                                     f"{paths.port()}: restart the server", problem=True))
     raw_env = settings.get("env")
-    env: dict[str, Any] = raw_env if isinstance(raw_env, dict) else {}
+    env: dict[str, object] = raw_env if isinstance(raw_env, dict) else {}
     token = paths.token(create=False)
     if not env.get(TOKEN_VAR) or env.get(TOKEN_VAR) != token:
         results.append(Check(False, f"{where}: env.{TOKEN_VAR} is missing or not the server's token, so the server "
@@ -506,7 +524,7 @@ def check(cwd: str | os.PathLike[str] | None = None) -> list[Check]:
                 reason = launcher.broken(cmd) if h.get("type", "command") == "command" and isinstance(cmd, str) \
                     and os.path.isabs(cmd) else None
                 if reason is not None:  # a moved or recreated environment: what runs is gone
-                    problems.append(f"{event} runs {cmd}, which does not exist" if not os.path.exists(cmd)
+                    problems.append(f"{event} runs {cmd}, which does not exist" if not os.path.exists(str(cmd))
                                     else f"{event}: {reason}")
                 elif h not in (handler(event, command, prefix, False, transport),
                              handler(event, command, prefix, True, transport)) and event in EVENTS:
@@ -558,7 +576,7 @@ def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
 # -- the commands (``agenthooks install|uninstall claude-code``; cli/hosts.py builds them) -------
 
 #: host options of ``agenthooks install claude-code``
-OPTIONS: dict[str, dict[str, Any]] = {
+OPTIONS: dict[str, dict[str, object]] = {
     "ask": {"flag": "--ask", "default": False,
             "help": "plugins that ask the user when there is a UI (the guard) make Claude Code ask, instead of denying"},
     "transport": {"flag": "--transport", "default": AUTO, "choices": (AUTO, *TRANSPORTS),
@@ -571,7 +589,7 @@ UNINSTALL_HELP = "Remove agent-hooks' entries from Claude Code's settings file (
 
 
 def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
-            out: Any = None, ask: bool = False, transport: str = AUTO) -> int:
+            out: TextIO | None = None, ask: bool = False, transport: str = AUTO) -> int:
     """Merge our hook entries into Claude Code's ``scope`` settings file. Returns the exit code."""
     out = out or sys.stdout
     why = "as asked (--transport)"
@@ -585,8 +603,7 @@ def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = No
             plan.notes += [f"url:     {server_url()} (http hooks; the token is env.{TOKEN_VAR} in that file)",
                            "server:  started by a SessionStart hook; now: `agenthooks serve start`"]
         elif transport == "client":
-            argv = client_handler("PreToolUse")
-            plan.notes.append(f"command: {' '.join([argv['command'], *argv['args']])}")
+            plan.notes.append(f"command: {' '.join(_client_argv('PreToolUse'))}")
         else:
             command, prefix = bridge_command()
             plan.notes.append(f"command: {' '.join([command, *prefix, 'claude-code'])}")
@@ -599,7 +616,7 @@ def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = No
 
 
 def uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
-              out: Any = None) -> int:
+              out: TextIO | None = None) -> int:
     """Remove our hook entries (any transport) from Claude Code's ``scope`` settings file."""
     plan = plan_uninstall(scope, project_dir)
     return run_plan(plan, dry_run, out or sys.stdout, f"Removed agent-hooks from Claude Code ({scope})",

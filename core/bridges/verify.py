@@ -21,7 +21,6 @@ import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from . import matrix, registry
 from .hostkit.jsonconfig import runs_us, shell_command
@@ -68,7 +67,7 @@ def gating_event(record: Host) -> tuple[str, str] | None:
     return event, tool
 
 
-def _read(path: Path) -> Any:
+def _read(path: Path) -> object:
     try:
         if not path.is_file() or path.stat().st_size > MAX_CONFIG:
             return None
@@ -88,7 +87,7 @@ def tomlkit_error() -> type[Exception]:
     return TOMLKitError
 
 
-def _handlers(node: Any, events: set[str], context: str | None) -> Iterator[tuple[str | None, dict[str, Any]]]:
+def _handlers(node: object, events: set[str], context: str | None) -> Iterator[tuple[str | None, dict[str, object]]]:
     """Every dict holding a command, with the host event it sits under (a key of the event table,
     or the ``event`` / ``type`` field of a TOML array entry)."""
     if isinstance(node, dict):
@@ -135,7 +134,7 @@ def configured(record: Host, cwd: str) -> list[Configured]:
     return found
 
 
-def probe_event(record: Host, cwd: str) -> dict[str, Any]:
+def probe_event(record: Host, cwd: str) -> dict[str, object]:
     """A gating tool call with no tool input: every bridge must deny it."""
     gate = gating_event(record)
     assert gate is not None
@@ -144,7 +143,7 @@ def probe_event(record: Host, cwd: str) -> dict[str, Any]:
             "transcript_path": None, "tool_name": tool}
 
 
-def _denies(node: Any) -> bool:
+def _denies(node: object) -> bool:
     if isinstance(node, dict):
         return any(_denies(v) for v in node.values())
     if isinstance(node, list):
@@ -168,7 +167,7 @@ def _answer(code: int, out: str, err: str) -> tuple[bool, str]:
                                                                         if out.strip() else "")
 
 
-def _strings(node: Any) -> Iterator[str]:
+def _strings(node: object) -> Iterator[str]:
     if isinstance(node, dict):
         for value in node.values():
             yield from _strings(value)
@@ -203,7 +202,7 @@ def run_configured(item: Configured, record: Host, cwd: str) -> Check:
 
 
 #: the payload of a gating extension event with its tool input missing, by the event's name
-_STDIO_PAYLOADS: dict[str, Callable[[str], dict[str, Any]]] = {
+_STDIO_PAYLOADS: dict[str, Callable[[str], dict[str, object]]] = {
     "tool_call": lambda tool: {"toolName": tool, "toolCallId": SESSION},  # pi, omp
     "tool.execute.before": lambda tool: {"input": {"tool": tool, "sessionID": SESSION, "callID": SESSION},
                                          "output": {}},  # OpenCode
@@ -249,7 +248,7 @@ def check_extension(record: Host, cwd: str) -> list[Check]:
     return checks
 
 
-def _ask_stdio(path: Path, argv: list[str], record: Host, event: str, payload: Any, cwd: str) -> Check:
+def _ask_stdio(path: Path, argv: list[str], record: Host, event: str, payload: object, cwd: str) -> Check:
     host = record.name
     lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"host": host, "cwd": cwd,
                                                                               "has_ui": False}},
@@ -264,7 +263,7 @@ def _ask_stdio(path: Path, argv: list[str], record: Host, event: str, payload: A
         return Check("fail", f"{path}: {shown} gave no answer within {RUN_TIMEOUT:g} s")
     except OSError as exc:
         return Check("fail", f"{path}: cannot start {shown}: {exc.strerror or exc}")
-    answer: Any = None
+    answer: object = None
     for line in proc.stdout[:1 << 20].decode("utf-8", "replace").splitlines():
         try:
             message = json.loads(line)

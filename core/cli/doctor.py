@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -13,6 +14,11 @@ from .. import __version__
 from ..settings import SettingsError
 from . import common
 from .common import echo_json, fail
+
+if TYPE_CHECKING:
+    from ..runtime import Runtime
+    from ..settings import Settings
+    from ..trust import TrustItem, TrustState
 
 
 @dataclass
@@ -164,7 +170,7 @@ def diagnose() -> tuple[dict[str, str], list[Finding], list[dict[str, Any]]]:
     return versions, findings, plugin_rows
 
 
-def _host_limits(add: Any) -> None:
+def _host_limits(add: Callable[[Finding], object]) -> None:
     """For each host installed or wired here: what it does at its own hook timeout (where that is
     open, no answer of ours can make it fail closed) and whether its version is the one proven."""
 
@@ -192,7 +198,7 @@ def _host_limits(add: Any) -> None:
             add(Finding("info", "hosts", f"{record.name} check unavailable: {type(exc).__name__}: {exc}"))
 
 
-def _plugin_checks(rt: Any, plugin_rows: list[dict[str, Any]], add: Any) -> None:
+def _plugin_checks(rt: Runtime, plugin_rows: list[dict[str, Any]], add: Callable[[Finding], object]) -> None:
     """A loaded plugin's own checks: a module-level ``doctor_findings(config, wired_hosts)`` returning
     (level, message) pairs (the sandbox: is bubblewrap usable, can each wired host rewrite)."""
     from ..bridges import matrix
@@ -344,7 +350,7 @@ def register(app: typer.Typer) -> None:
             print("  (nothing to pin yet: hook files added later need `agenthooks trust` again)")
 
 
-def _user_rows(settings: Any) -> list[dict[str, str]]:
+def _user_rows(settings: Settings) -> list[dict[str, str]]:
     """The user hook files now, and the pinned ones that are gone: what `trust` would change."""
     from .. import trust
 
@@ -367,7 +373,7 @@ def _print_user_rows(rows: list[dict[str, str]], changed_only: bool = False) -> 
         print(f"  {status:<9} {row['kind']:<9} {row['path']}")
 
 
-def _trust_user(settings: Any, show: bool, json_: bool) -> None:
+def _trust_user(settings: Settings, show: bool, json_: bool) -> None:
     """`agenthooks trust` outside a project: the user hook files only."""
     from .. import trust
 
@@ -394,7 +400,7 @@ def _relative(path: str, root: Path) -> str:
         return path
 
 
-def item_status(state: Any, item: Any) -> str:
+def item_status(state: TrustState, item: TrustItem) -> str:
     """What ``trust --show`` says of one item: whether it loads (or applies) as it is now."""
     pin = state.pins.get(item.path)
     off = "ignored" if item.kind == "policy" else "not loaded"

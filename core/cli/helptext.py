@@ -7,7 +7,13 @@ common exit codes. docs/cli.md is generated from the same tree (``docgen_cli.py`
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    import click
+
+P = TypeVar("P", bound="click.Parameter")
 
 #: the exit codes every command shares
 COMMON_CODES = "0 success · 1 internal error (one line; --trace shows the traceback) · 2 bad input"
@@ -112,14 +118,14 @@ def epilog(path: str) -> str:
     return "\n\n".join(parts)
 
 
-def walk(command: Any, path: str = "") -> Any:
+def walk(command: click.Command, path: str = "") -> Iterator[tuple[str, click.Command]]:
     """Yield (path, click command) for ``command`` and every sub-command, depth first."""
     yield path, command
     for name, sub in sorted(getattr(command, "commands", {}).items()):
         yield from walk(sub, f"{path} {name}".strip())
 
 
-def finish(root: Any) -> None:
+def finish(root: click.Command) -> None:
     """Epilogs on every command; flags without a ``<bool>`` type, arguments named in capitals."""
     for path, command in walk(root):
         if not command.epilog:
@@ -129,7 +135,7 @@ def finish(root: Any) -> None:
         command.get_help_option = _help_option_of(command.get_help_option)
 
 
-def _flag_or_argument(param: Any) -> Any:
+def _flag_or_argument(param: P) -> P:
     if getattr(param, "is_flag", False) and param.metavar is None:
         param.metavar = ""  # rendered as `--trace`, not `--trace <bool>`
     elif param.param_type_name == "argument" and param.metavar is None and param.name:
@@ -137,10 +143,10 @@ def _flag_or_argument(param: Any) -> Any:
     return param
 
 
-def _help_option_of(get: Any) -> Any:
+def _help_option_of(get: Callable[[click.Context], click.Option | None]) -> Callable[[click.Context], click.Option | None]:
     """``--help`` is made when help is asked for: a flag too."""
 
-    def get_help_option(ctx: Any) -> Any:
+    def get_help_option(ctx: click.Context) -> click.Option | None:
         option = get(ctx)
         return _flag_or_argument(option) if option is not None else None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -41,14 +42,14 @@ def _installer(host: str) -> Any:
     return registry.installer(host)
 
 
-def _install_error(installer: Any) -> type[Exception]:
+def _install_error(installer: object) -> type[Exception]:
     """The installer's ``InstallError`` (a module, or an object whose module defines it)."""
     module = installer if inspect.ismodule(installer) else sys.modules.get(type(installer).__module__)
     error = getattr(installer, "InstallError", None) or getattr(module, "InstallError", None)
     return error if isinstance(error, type) and issubclass(error, Exception) else CommandError
 
 
-def _run(func: Any, installer: Any, *args: Any, **kwargs: Any) -> int:
+def _run(func: Callable[..., int], installer: object, *args: object, **kwargs: object) -> int:
     try:
         return int(func(*args, **kwargs))
     except _install_error(installer) as exc:
@@ -56,7 +57,7 @@ def _run(func: Any, installer: Any, *args: Any, **kwargs: Any) -> int:
 
 
 def install_host(host: str, scope: str | None = None, project_dir: str | Path | None = None, dry_run: bool = False,
-                 out: TextIO | None = None, **options: Any) -> int:
+                 out: TextIO | None = None, **options: object) -> int:
     inst = _installer(host)
     return _run(inst.install, inst, scope or registry.get(host).config.scopes[0], project_dir, dry_run, out, **options)
 
@@ -112,7 +113,7 @@ class _Output:
             self.write("\n")
         self.stream.flush()
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         return getattr(self.stream, name)
 
 
@@ -121,7 +122,7 @@ def _fail(exc: CommandError) -> typer.Exit:
     return typer.Exit(2)
 
 
-def _params(scopes: tuple[str, ...], options: dict[str, dict[str, Any]], with_options: bool,
+def _params(scopes: tuple[str, ...], options: dict[str, dict[str, object]], with_options: bool,
             scope_help: dict[str, str] | None = None) -> list[inspect.Parameter]:
     kw = inspect.Parameter.KEYWORD_ONLY
     helps = {**SCOPE_HELP, **(scope_help or {})}  # an installer may say what its scopes write
@@ -135,18 +136,25 @@ def _params(scopes: tuple[str, ...], options: dict[str, dict[str, Any]], with_op
     if with_options:
         for name, spec in options.items():
             default = spec.get("default")
-            help_text = spec.get("help", "")
-            if spec.get("choices"):
-                help_text += f" ({'|'.join(spec['choices'])}; default {default})"
+            help_text = str(spec.get("help", ""))
+            choices = _choices(spec)
+            if choices:
+                help_text += f" ({'|'.join(choices)}; default {default})"
             params.append(inspect.Parameter(name, kw, annotation=type(default) if default is not None else str,
-                                            default=typer.Option(default, spec["flag"], help=help_text)))
+                                            default=typer.Option(default, str(spec["flag"]), help=help_text)))
     return params
 
 
-def _command(host: str, install: bool) -> Any:
+def _choices(spec: dict[str, object]) -> list[str]:
+    """The values a host option accepts (empty: any)."""
+    choices = spec.get("choices")
+    return [str(c) for c in choices] if isinstance(choices, (list, tuple, set, frozenset)) else []
+
+
+def _command(host: str, install: bool) -> Callable[..., None]:
     inst = _installer(host)
     scopes = registry.get(host).config.scopes
-    options: dict[str, dict[str, Any]] = dict(getattr(inst, "OPTIONS", {})) if install else {}
+    options: dict[str, dict[str, object]] = dict(getattr(inst, "OPTIONS", {})) if install else {}
 
     def command(**kwargs: Any) -> None:
         try:
@@ -155,7 +163,7 @@ def _command(host: str, install: bool) -> Any:
             if project_dir is not None and not project_dir.is_dir():  # never create a project tree by mistake
                 raise CommandError(f"--dir {project_dir}: no such directory")
             for name, value in kwargs.items():
-                choices = options[name].get("choices")
+                choices = _choices(options[name])
                 if choices and value not in choices:
                     raise CommandError(f"{options[name]['flag']} must be one of {', '.join(choices)}, not {value!r}")
             out = _Output(sys.stdout, dry_run)

@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeGuard
 
 from ...settings import home_dir
 from ..hostkit.installer import HooksFile
@@ -31,6 +31,9 @@ from ..hostkit.jsonconfig import (
 )
 from ..hostkit.tomlconfig import dump_toml, read_toml
 from .adapter import EVENTS
+
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
 
 #: events whose command fails closed (the fast client exits 2 on its own failures there)
 GATING = frozenset({"PreToolUse", "PermissionRequest"})
@@ -72,6 +75,10 @@ def trust_hash(event: str, group: dict[str, Any], entry: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+#: (event, group index, handler index, group, handler)
+Position = tuple[str, int, int, dict[str, object], dict[str, object]]
+
+
 class CodexHooks(HooksFile):
     """hooks.json through the shared :class:`~..hostkit.installer.HooksFile` (groups of handlers
     under ``"hooks"``); the plan adds the trust in config.toml for the handlers it writes."""
@@ -94,14 +101,14 @@ class CodexHooks(HooksFile):
         return [*super().config_targets(project_dir, environ),
                 Path(os.path.abspath(codex_home(environ))) / "config.toml"]
 
-    def handler(self, event: str, argv: list[str] | None = None) -> dict[str, Any]:
+    def handler(self, event: str, argv: list[str] | None = None) -> dict[str, object]:
         return {"type": "command", "command": self.command(event, argv), "timeout": TIMEOUTS.get(event, TIMEOUT)}
 
-    def is_ours(self, entry: Any) -> bool:
+    def is_ours(self, entry: object) -> TypeGuard[dict[str, object]]:
         return isinstance(entry, dict) and entry.get("type", "command") == "command" and runs_us(entry.get("command"),
                                                                                                  HOST)
 
-    def _hooks(self, data: dict[str, Any], path: Path) -> dict[str, Any]:
+    def _hooks(self, data: dict[str, object], path: Path) -> dict[str, object]:
         hooks = data.get("hooks", {})
         if not isinstance(hooks, dict) or not all(isinstance(v, list) for v in hooks.values()):
             raise InstallError(f"{path}: \"hooks\" must map event names to lists; nothing was changed")
@@ -145,15 +152,16 @@ def config_targets(project_dir: str, environ: Mapping[str, str] | None = None) -
     return INSTALLER.config_targets(project_dir, environ)
 
 
-def our_positions(data: dict[str, Any], path: Path) -> list[tuple[str, int, int, dict[str, Any], dict[str, Any]]]:
+def our_positions(data: dict[str, object], path: Path) -> list[Position]:
     """(event, group index, handler index, group, handler) for each of our handlers: Codex's trust
     keys are positions."""
-    found = []
+    found: list[Position] = []
     for event, groups in INSTALLER._hooks(data, path).items():
+        assert isinstance(groups, list)  # _hooks checked
         for gi, group in enumerate(groups):
             inner = group.get("hooks") if isinstance(group, dict) else None
             for hi, entry in enumerate(inner if isinstance(inner, list) else []):
-                if INSTALLER.is_ours(entry):
+                if isinstance(group, dict) and INSTALLER.is_ours(entry):
                     found.append((event, gi, hi, group, entry))
     return found
 
@@ -161,17 +169,17 @@ def our_positions(data: dict[str, Any], path: Path) -> list[tuple[str, int, int,
 # -- config.toml: hook trust ---------------------------------------------------------------
 
 
-def _read_config() -> tuple[Any, str | None]:
+def _read_config() -> tuple[TOMLDocument, str | None]:
     return read_toml(config_path())
 
 
-def trust_states(doc: Any) -> dict[str, Any]:
+def trust_states(doc: Mapping[str, object]) -> dict[str, object]:
     hooks = doc.get("hooks") if hasattr(doc, "get") else None
     state = hooks.get("state") if isinstance(hooks, dict) else None
     return dict(state) if isinstance(state, dict) else {}
 
 
-def _trust_change(path: Path, old_data: dict[str, Any], new_data: dict[str, Any]) -> FileChange:
+def _trust_change(path: Path, old_data: dict[str, object], new_data: dict[str, object]) -> FileChange:
     """config.toml with trust for our handlers in ``new_data`` and none for those in ``old_data``."""
     import tomlkit
 
@@ -181,7 +189,7 @@ def _trust_change(path: Path, old_data: dict[str, Any], new_data: dict[str, Any]
     fresh = {f"{prefix}{snake(e)}:{gi}:{hi}": trust_hash(e, g, h) for e, gi, hi, g, h in our_positions(new_data, path)}
     states = trust_states(doc)
     if not (stale - set(fresh)) and all(
-            isinstance(states.get(k), dict) and states[k].get("trusted_hash") == v for k, v in fresh.items()):
+            isinstance(known := states.get(k), dict) and known.get("trusted_hash") == v for k, v in fresh.items()):
         return FileChange(config_path(), text, None)
     hooks = doc.get("hooks")
     if hooks is None:
@@ -217,7 +225,7 @@ wired = INSTALLER.wired
 
 
 #: host options of ``agenthooks install codex`` (cli/hosts.py builds the command from them)
-OPTIONS: dict[str, dict[str, Any]] = {
+OPTIONS: dict[str, dict[str, object]] = {
     "no_trust": {"flag": "--no-trust", "default": False,
                  "help": "do not record Codex's hook trust: review the hooks in Codex's /hooks yourself "
                          "(until then Codex skips them)"},
@@ -225,11 +233,11 @@ OPTIONS: dict[str, dict[str, Any]] = {
 
 
 def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
-            out: TextIO | None = None, **options: Any) -> int:
+            out: TextIO | None = None, **options: object) -> int:
     import sys
 
     out = out or sys.stdout
-    trust = options.get("trust", not options.get("no_trust", False))
+    trust = bool(options.get("trust", not options.get("no_trust", False)))
     plan = plan_install(scope, project_dir, trust=trust)
     return run_plan(plan, dry_run, out, f"Codex ({scope}) wired to agent-hooks" + (", hook trust recorded" if trust else ""))
 
@@ -252,7 +260,7 @@ def project_trusted(root: str) -> bool:
     return isinstance(entry, dict) and entry.get("trust_level") == "trusted"
 
 
-def untrusted(path: Path, data: dict[str, Any]) -> list[str]:
+def untrusted(path: Path, data: dict[str, object]) -> list[str]:
     """Our handlers in ``path`` that Codex would skip (no or another trusted hash)."""
     doc, _ = _read_config()
     states = trust_states(doc)
@@ -288,7 +296,7 @@ def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
         where = f"Codex {scope} hooks ({path})"
         missing = [e for e in EVENTS if e not in {o[0] for o in ours}]
         bad = untrusted(path, data)
-        cmds = {o[4].get("command", "") for o in ours}
+        cmds = {str(o[4].get("command", "")) for o in ours}
         gone = broken_wiring(sorted(cmds))
         if bad:
             lines.append(f"problem: {where}: installed but untrusted ({', '.join(bad)}): Codex skips these hooks "

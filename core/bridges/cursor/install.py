@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from ...settings import home_dir
 from ..hostkit.installer import HooksFile
@@ -39,19 +38,19 @@ class CursorInstaller(HooksFile):
             return Path(os.path.abspath(project_dir or os.getcwd())) / ".cursor" / "hooks.json"
         raise InstallError(f"unknown scope {scope!r}: use user or project")
 
-    def handler(self, event: str, argv: list[str] | None = None) -> dict[str, Any]:
-        entry: dict[str, Any] = {"command": self.command(event, argv), "timeout": TIMEOUT}
+    def handler(self, event: str, argv: list[str] | None = None) -> dict[str, object]:
+        entry: dict[str, object] = {"command": self.command(event, argv), "timeout": TIMEOUT}
         if event in GATING:
             entry["failClosed"] = True
         return entry
 
-    def prepare(self, data: dict[str, Any]) -> None:
+    def prepare(self, data: dict[str, object]) -> None:
         data.setdefault("version", 1)
 
     def install_notes(self, scope: str, path: Path) -> list[str]:
         return ["Cursor runs project hooks only in a trusted workspace"] if scope == "project" else []
 
-    def scope_problems(self, scope: str, path: Path, data: dict[str, Any], ours: dict[str, list[dict[str, Any]]],
+    def scope_problems(self, scope: str, path: Path, data: dict[str, object], ours: dict[str, list[dict[str, object]]],
                        where: str) -> list[str]:
         open_gates = [e for e in GATING if e in ours and not all(h.get("failClosed") is True for h in ours[e])]
         if not open_gates:
@@ -59,7 +58,7 @@ class CursorInstaller(HooksFile):
         return [f"problem: {where}: {', '.join(sorted(open_gates))} without failClosed: a crash of ours would let "
                 f"the action run; run `agenthooks install cursor --{scope}`"]
 
-    def ok_line(self, where: str, ours: dict[str, list[dict[str, Any]]]) -> str:
+    def ok_line(self, where: str, ours: dict[str, list[dict[str, object]]]) -> str:
         return f"ok: {where}: wired for {len(WIRED)} events, gating events fail closed"
 
     def extra_status(self, lines: list[str]) -> list[str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from ...settings import home_dir
 from ..hostkit.installer import HooksFile
@@ -63,7 +62,7 @@ class GeminiInstaller(HooksFile):
             return Path(os.path.abspath(project_dir or os.getcwd())) / ".gemini" / "settings.json"
         raise InstallError(f"unknown scope {scope!r}: use user or project")
 
-    def handler(self, event: str, argv: list[str] | None = None) -> dict[str, Any]:
+    def handler(self, event: str, argv: list[str] | None = None) -> dict[str, object]:
         return {"type": "command", "name": NAME, "command": self.command(event, argv), "timeout": TIMEOUT_MS}
 
     def config_targets(self, project_dir: str, environ: Mapping[str, str] | None = None) -> list[Path]:
@@ -76,7 +75,7 @@ class GeminiInstaller(HooksFile):
                     "when Gemini asks (or /permissions); headless runs need GEMINI_CLI_TRUST_WORKSPACE=true"]
         return []
 
-    def scope_problems(self, scope: str, path: Path, data: dict[str, Any], ours: dict[str, list[dict[str, Any]]],
+    def scope_problems(self, scope: str, path: Path, data: dict[str, object], ours: dict[str, list[dict[str, object]]],
                        where: str) -> list[str]:
         lines = []
         config = data.get("hooksConfig")

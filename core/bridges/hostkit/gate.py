@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ...runtime import Outcome, Runtime
 
 #: (permission hook, payload) pairs a tool call amounts to
-Calls = list[tuple[str, dict[str, Any]]]
+Calls = list[tuple[str, dict[str, object]]]
 
 
 @dataclass
@@ -77,23 +77,23 @@ def absolute(path: str, cwd: str) -> str:
     return path if os.path.isabs(path) else os.path.normpath(os.path.join(cwd, path))
 
 
-def shell(command: Any, tool: str) -> Calls:
+def shell(command: object, tool: str) -> Calls:
     return [("pre_shell_exec", {"command": command, "tool_name": tool})] if isinstance(command, str) else []
 
 
-def writes(paths: Iterable[tuple[Any, str | None]], tool: str, cwd: str) -> Calls:
+def writes(paths: Iterable[tuple[object, str | None]], tool: str, cwd: str) -> Calls:
     """``pre_file_write`` for each (path, new content or None)."""
     calls: Calls = []
     for path, content in paths:
         if isinstance(path, str) and path:
-            payload: dict[str, Any] = {"path": absolute(path, cwd), "tool_name": tool}
+            payload: dict[str, object] = {"path": absolute(path, cwd), "tool_name": tool}
             if content is not None:
                 payload["content"] = content
             calls.append(("pre_file_write", payload))
     return calls
 
 
-def reads(paths: Iterable[Any], tool: str, cwd: str) -> Calls:
+def reads(paths: Iterable[object], tool: str, cwd: str) -> Calls:
     return [("pre_file_read", {"path": absolute(p, cwd), "tool_name": tool})
             for p in paths if isinstance(p, str) and p]
 
@@ -101,7 +101,7 @@ def reads(paths: Iterable[Any], tool: str, cwd: str) -> Calls:
 _URL = re.compile(r"https?://[^\s<>\"'`)\]]+")
 
 
-def fetches(text: Any, tool: str) -> Calls:
+def fetches(text: object, tool: str) -> Calls:
     """``pre_fetch_url`` for every URL in ``text`` (a URL argument, or a prompt with URLs in it)."""
     if not isinstance(text, str):
         return []

@@ -16,7 +16,7 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO, TypeGuard
 
 from .jsonconfig import (
     ConfigEdit,
@@ -64,29 +64,29 @@ class HooksFile:
         """The file of ``scope`` (InstallError for a scope the host does not have)."""
         raise NotImplementedError
 
-    def handler(self, event: str, argv: list[str] | None = None) -> dict[str, Any]:
+    def handler(self, event: str, argv: list[str] | None = None) -> dict[str, object]:
         """Our handler entry for ``event`` (``argv``: a command prefix given by the caller)."""
         return {self.command_key: self.command(event, argv)}
 
-    def group(self, event: str, entry: dict[str, Any]) -> dict[str, Any]:
+    def group(self, event: str, entry: dict[str, object]) -> dict[str, object]:
         """What install appends to ``event``'s list: our handler in a group of its own (or the
         handler itself when the host does not group)."""
         return {"hooks": [entry]} if self.grouped else entry
 
-    def prepare(self, data: dict[str, Any]) -> None:
+    def prepare(self, data: dict[str, object]) -> None:
         """Top-level fields the file needs besides ``hooks`` (Cursor's ``version``)."""
 
     def install_notes(self, scope: str, path: Path) -> list[str]:
         """What to print after installing into ``path`` (beyond the transport note)."""
         return []
 
-    def scope_problems(self, scope: str, path: Path, data: dict[str, Any], ours: dict[str, list[dict[str, Any]]],
+    def scope_problems(self, scope: str, path: Path, data: dict[str, object], ours: dict[str, list[dict[str, object]]],
                        where: str) -> list[str]:
         """Doctor lines (``problem: …``, shown always; ``warning: …``, shown when we are wired)
         about the file beyond our handlers being there (``ours``: event -> our handlers)."""
         return []
 
-    def ok_line(self, where: str, ours: dict[str, list[dict[str, Any]]]) -> str:
+    def ok_line(self, where: str, ours: dict[str, list[dict[str, object]]]) -> str:
         return f"ok: {where}: wired for {len(self.events)} events"
 
     def extra_status(self, lines: list[str]) -> list[str]:
@@ -102,14 +102,14 @@ class HooksFile:
         """Every file ``install`` may write (every scope, the project ones in ``project_dir``)."""
         return [self.path(scope, project_dir, environ) for scope in self.SCOPES]
 
-    def is_ours(self, entry: Any) -> bool:
+    def is_ours(self, entry: object) -> TypeGuard[dict[str, object]]:
         return isinstance(entry, dict) and runs_us(entry.get(self.command_key), self.host)
 
-    def table(self, data: dict[str, Any]) -> Any:
+    def table(self, data: dict[str, object]) -> object:
         """Where the events are in ``data`` (not checked: :meth:`_hooks` checks)."""
         return data.get(self.key) if self.key is not None else data
 
-    def _hooks(self, data: dict[str, Any], path: Path) -> dict[str, Any]:
+    def _hooks(self, data: dict[str, object], path: Path) -> dict[str, object]:
         if self.key is None:
             return data
         hooks = data.get(self.key, {})
@@ -117,27 +117,28 @@ class HooksFile:
             raise InstallError(f"{path}: \"{self.key}\" must be an object; nothing was changed")
         return hooks
 
-    def _handlers(self, item: Any) -> list[Any]:
+    def _handlers(self, item: object) -> list[object]:
         if not self.grouped:
             return [item]
         inner = item.get("hooks") if isinstance(item, dict) else None
         return inner if isinstance(inner, list) else []
 
-    def without_us(self, data: dict[str, Any], path: Path) -> dict[str, Any]:
-        new: dict[str, Any] = json.loads(json.dumps(data))
+    def without_us(self, data: dict[str, object], path: Path) -> dict[str, object]:
+        new: dict[str, object] = json.loads(json.dumps(data))
         hooks = self._hooks(new, path)
-        for event in [e for e, v in hooks.items() if isinstance(v, list)]:
-            kept = []
-            for item in hooks[event]:
+        for event, items in [(e, v) for e, v in hooks.items() if isinstance(v, list)]:
+            kept: list[object] = []
+            for item in items:
                 if not self.grouped:
                     if not self.is_ours(item):
                         kept.append(item)
                     continue
                 inner = self._handlers(item)
-                if any(self.is_ours(h) for h in inner):
-                    item = {**item, "hooks": [h for h in inner if not self.is_ours(h)]}
-                    if not item["hooks"]:
+                if isinstance(item, dict) and any(self.is_ours(h) for h in inner):
+                    remaining = [h for h in inner if not self.is_ours(h)]
+                    if not remaining:
                         continue
+                    item = {**item, "hooks": remaining}
                 kept.append(item)
             if kept:
                 hooks[event] = kept
@@ -146,14 +147,14 @@ class HooksFile:
         if self.key is not None and self.key in new and not hooks:
             del new[self.key]
             # what install added around the hooks (Cursor's "version") describes only them
-            skeleton: dict[str, Any] = {}
+            skeleton: dict[str, object] = {}
             self.prepare(skeleton)
             for k, v in skeleton.items():
                 if new.get(k) == v:
                     del new[k]
         return new
 
-    def with_us(self, data: dict[str, Any], path: Path, argv: list[str] | None) -> dict[str, Any]:
+    def with_us(self, data: dict[str, object], path: Path, argv: list[str] | None) -> dict[str, object]:
         new = self.without_us(data, path)
         self.prepare(new)
         if self.key is not None:
@@ -185,7 +186,7 @@ class HooksFile:
                           removal=True)
 
     def install(self, scope: str = "user", project_dir: PathLike | None = None, dry_run: bool = False,
-                out: TextIO | None = None, **options: Any) -> int:
+                out: TextIO | None = None, **options: object) -> int:
         return run_plan(self.plan_install(scope, project_dir), dry_run, out or sys.stdout,
                         f"{self.title} ({scope}) wired to agent-hooks")
 
@@ -194,9 +195,9 @@ class HooksFile:
         return run_plan(self.plan_uninstall(scope, project_dir), dry_run, out or sys.stdout,
                         f"agent-hooks removed from {self.title} ({scope})")
 
-    def ours(self, data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    def ours(self, data: dict[str, object]) -> dict[str, list[dict[str, object]]]:
         """event -> our handlers in ``data``."""
-        found: dict[str, list[dict[str, Any]]] = {}
+        found: dict[str, list[dict[str, object]]] = {}
         hooks = self.table(data)
         for event, items in (hooks.items() if isinstance(hooks, dict) else []):
             for item in items if isinstance(items, list) else []:

@@ -16,9 +16,10 @@ import re
 import shlex
 import shutil
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 
 class InstallError(Exception):
@@ -44,7 +45,7 @@ def read_json(path: Path) -> tuple[dict[str, Any], str | None]:
     return data, text
 
 
-def dump_json(data: dict[str, Any], like: str | None = None) -> str:
+def dump_json(data: dict[str, object], like: str | None = None) -> str:
     """JSON text indented like the file it replaces (two spaces by default)."""
     indent: int | str = 2
     if like:
@@ -146,7 +147,13 @@ class ConfigEdit:
         return backups
 
 
-def run_plan(plan: ConfigEdit, dry_run: bool, out: Any, what: str, unchanged: str | None = None) -> int:
+class Writer(Protocol):
+    """Where an installer prints (a text stream)."""
+
+    def write(self, text: str, /) -> object: ...
+
+
+def run_plan(plan: ConfigEdit, dry_run: bool, out: Writer, what: str, unchanged: str | None = None) -> int:
     """Print or apply ``plan`` the way every installer does; returns the exit code.
 
     ``what`` heads the line naming the files written; ``unchanged`` is the line when there is
@@ -224,7 +231,7 @@ def event_argv(host: str, event: str, gating: bool, base: list[str] | None = Non
     return launcher.wrap(list(command_for(host, ["--event", event], gating=gating)), gating)
 
 
-def broken_wiring(commands: Any) -> str | None:
+def broken_wiring(commands: Iterable[object]) -> str | None:
     """Why one of our hook ``commands`` (shell form) cannot run, or None: what it runs is gone, or
     it is a launcher whose environment was moved or recreated. For the installers' doctor lines."""
     try:
@@ -250,7 +257,7 @@ def shell_command(argv: list[str]) -> str:
     return " ".join(shlex.quote(a) for a in argv)
 
 
-def runs_us(command: Any, host: str) -> bool:
+def runs_us(command: object, host: str) -> bool:
     """True for a hook command line that runs our bridge for ``host`` (any environment): the
     ``agenthooks`` script, ``python -m agent_hooks_core`` or the fast client, followed by the host
     (directly, or after ``--``)."""

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .jsonconfig import InstallError
 
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
 
-def read_toml(path: Path) -> tuple[Any, str | None]:
+
+def read_toml(path: Path) -> tuple[TOMLDocument, str | None]:
     """(the tomlkit document in ``path``, its text or None when the file does not exist)."""
     import tomlkit
 
@@ -28,7 +31,7 @@ def read_toml(path: Path) -> tuple[Any, str | None]:
         raise InstallError(f"{path} is not valid TOML ({exc}); fix or move it, nothing was changed") from None
 
 
-def dump_toml(doc: Any, like: str | None = None) -> str:
+def dump_toml(doc: Mapping[str, object], like: str | None = None) -> str:
     """The text of ``doc``, checked to parse (what we write must be readable again), ending in the
     white space ``like`` (the text it replaces) ends in: removing the tables we appended leaves
     no blank line behind."""
@@ -44,7 +47,7 @@ def dump_toml(doc: Any, like: str | None = None) -> str:
 # -- a [[hooks]] array of tables (Vibe, Kimi) ------------------------------------------------
 
 
-def read_hooks_toml(path: Path) -> tuple[Any, str | None]:
+def read_hooks_toml(path: Path) -> tuple[TOMLDocument, str | None]:
     """:func:`read_toml`, refusing a file whose ``hooks`` is not an array of tables."""
     doc, text = read_toml(path)
     hooks = doc.get("hooks")
@@ -53,12 +56,12 @@ def read_hooks_toml(path: Path) -> tuple[Any, str | None]:
     return doc, text
 
 
-def hook_entries(doc: Any) -> list[Any]:
+def hook_entries(doc: TOMLDocument) -> list[Any]:
     hooks = doc.get("hooks")
     return list(hooks) if isinstance(hooks, list) else []
 
 
-def render_hooks(doc: Any, keep: list[Any], add: list[dict[str, Any]], like: str | None = None) -> str:
+def render_hooks(doc: TOMLDocument, keep: list[object], add: list[dict[str, object]], like: str | None = None) -> str:
     """``doc`` with ``hooks`` = ``keep`` (entries already in it) + ``add``, edited in place so the
     user's entries, comments and other keys keep their text."""
     import tomlkit

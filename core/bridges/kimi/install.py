@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from ...settings import home_dir
 from ..hostkit.jsonconfig import (
@@ -55,12 +55,12 @@ def config_targets(project_dir: str, environ: Mapping[str, str] | None = None) -
     return [config_path(environ=environ)]
 
 
-def entry(event: str, argv: list[str] | None = None) -> dict[str, Any]:
+def entry(event: str, argv: list[str] | None = None) -> dict[str, object]:
     return {"event": event, "command": shell_command(event_argv(HOST, event, event in GATING, argv)),
             "matcher": "", "timeout": TIMEOUT}
 
 
-def is_ours(item: Any) -> bool:
+def is_ours(item: object) -> bool:
     return isinstance(item, Mapping) and runs_us(item.get("command"), HOST)
 
 
@@ -90,11 +90,11 @@ def plan_uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | No
     return ConfigEdit([FileChange(path, old, render_hooks(doc, keep, [], old))], removal=True)
 
 
-OPTIONS: dict[str, dict[str, Any]] = {}
+OPTIONS: dict[str, dict[str, object]] = {}
 
 
 def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
-            out: TextIO | None = None, **options: Any) -> int:
+            out: TextIO | None = None, **options: object) -> int:
     return run_plan(plan_install(scope, project_dir), dry_run, out or sys.stdout, f"{TITLE} ({scope}) wired to agent-hooks")
 
 

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from ...settings import home_dir
 from ..hostkit.installer import HooksFile
@@ -54,20 +54,20 @@ class OpenHandsHooks(HooksFile):
             return Path(os.path.abspath(project_dir or os.getcwd())) / ".openhands" / "hooks.json"
         raise InstallError(f"unknown scope {scope!r}: use user or project")
 
-    def handler(self, event: str, argv: list[str] | None = None) -> dict[str, Any]:
+    def handler(self, event: str, argv: list[str] | None = None) -> dict[str, object]:
         return {"type": "command", "command": self.command(event, argv), "timeout": TIMEOUT}
 
-    def group(self, event: str, entry: dict[str, Any]) -> dict[str, Any]:
+    def group(self, event: str, entry: dict[str, object]) -> dict[str, object]:
         return {"matcher": "*", "hooks": [entry]}
 
     def install_notes(self, scope: str, path: Path) -> list[str]:
         return ["OpenHands reads only one hooks.json: a project's .openhands/hooks.json replaces the user's "
                 "(`agenthooks doctor` checks the project you run it in)"]
 
-    def table(self, data: dict[str, Any]) -> Any:
+    def table(self, data: dict[str, object]) -> object:
         return data.get("hooks", {}) if set(data) == {"hooks"} else data
 
-    def _hooks(self, data: dict[str, Any], path: Path) -> dict[str, Any]:
+    def _hooks(self, data: dict[str, object], path: Path) -> dict[str, object]:
         """The event map (inside the wrapper when the file has one)."""
         events = self.table(data)
         if not isinstance(events, dict) or not all(isinstance(v, list) for v in events.values()):
@@ -79,7 +79,7 @@ class OpenHandsHooks(HooksFile):
                                "fix it, nothing was changed")
         return events
 
-    def without_us(self, data: dict[str, Any], path: Path) -> dict[str, Any]:
+    def without_us(self, data: dict[str, object], path: Path) -> dict[str, object]:
         new = super().without_us(data, path)
         return {} if set(new) == {"hooks"} and not new["hooks"] else new
 
@@ -92,16 +92,16 @@ plan_uninstall = INSTALLER.plan_uninstall
 wired = INSTALLER.wired
 
 
-def our_groups(data: dict[str, Any], path: Path) -> dict[str, list[dict[str, Any]]]:
+def our_groups(data: dict[str, object], path: Path) -> dict[str, list[dict[str, object]]]:
     INSTALLER._hooks(data, path)  # a file OpenHands cannot read is a problem line, not "not wired"
     return INSTALLER.ours(data)
 
 
-OPTIONS: dict[str, dict[str, Any]] = {}
+OPTIONS: dict[str, dict[str, object]] = {}
 
 
 def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
-            out: TextIO | None = None, **options: Any) -> int:
+            out: TextIO | None = None, **options: object) -> int:
     return run_plan(plan_install(scope, project_dir), dry_run, out or sys.stdout, f"{TITLE} ({scope}) wired to agent-hooks")
 
 
@@ -142,7 +142,7 @@ def status(cwd: str | os.PathLike[str] | None = None) -> list[str]:
                              "agent-hooks does not run in this project; run `agenthooks install openhands --project`")
                 continue
         missing = [e for e in EVENTS if not ours.get(e)]
-        gone = broken_wiring(sorted({h.get("command", "") for hs in ours.values() for h in hs}))
+        gone = broken_wiring(sorted({str(h.get("command", "")) for hs in ours.values() for h in hs}))
         if gone:
             lines.append(f"problem: {where}: {gone}, and OpenHands then lets every tool run (it fails open); "
                          f"run `agenthooks install openhands --{scope}`")

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO, TypeGuard
 
 from ...settings import home_dir
 from ..hostkit.jsonconfig import (
@@ -68,8 +68,8 @@ def hook_name(event: str) -> str:
 NAMES = frozenset(hook_name(e) for e in EVENTS)
 
 
-def entry(event: str, argv: list[str] | None = None) -> dict[str, Any]:
-    new: dict[str, Any] = {"name": hook_name(event), "type": event,
+def entry(event: str, argv: list[str] | None = None) -> dict[str, object]:
+    new: dict[str, object] = {"name": hook_name(event), "type": event,
                            "command": shell_command(event_argv(HOST, event, event in GATING, argv)),
                            "timeout": float(TIMEOUT)}
     if event in STRICT:
@@ -78,7 +78,7 @@ def entry(event: str, argv: list[str] | None = None) -> dict[str, Any]:
     return new
 
 
-def is_ours(item: Any) -> bool:
+def is_ours(item: object) -> TypeGuard[Mapping[str, object]]:
     return isinstance(item, Mapping) and runs_us(item.get("command"), HOST)
 
 
@@ -116,11 +116,11 @@ def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None
     return ConfigEdit([FileChange(path, old, render_hooks(doc, keep, [], old))], removal=True)
 
 
-OPTIONS: dict[str, dict[str, Any]] = {}
+OPTIONS: dict[str, dict[str, object]] = {}
 
 
 def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = None, dry_run: bool = False,
-            out: TextIO | None = None, **options: Any) -> int:
+            out: TextIO | None = None, **options: object) -> int:
     return run_plan(plan_install(scope, project_dir), dry_run, out or sys.stdout,
                     f"{TITLE} ({scope}) wired to agent-hooks")
 
@@ -172,7 +172,7 @@ def wired(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     return found
 
 
-def _check(where: str, scope: str, ours: list[Any]) -> list[str]:
+def _check(where: str, scope: str, ours: list[Mapping[str, object]]) -> list[str]:
     lines = []
     by_type = {str(h.get("type")): h for h in ours}
     missing = [e for e in EVENTS if e not in by_type]
