@@ -66,6 +66,9 @@ WRITERS = [
     "chmod 000 {u}/settings.toml",
     "chmod -R u-r {u}",
     "chattr +i {u}/trust.json",
+    # an unquoted substitution joined to the rest of its word is one word, as the shell builds it
+    "rm $(dirname {u}/x)/trust.json",
+    "mv /tmp/x $(echo {u})/settings.toml",
     # a read-write bind hands the plane to the command inside under another name
     "bwrap --bind {u} /x --dev /dev sh -c 'echo > /x/settings.toml'",
     "bwrap --unshare-net --dev-bind {u}/hooks /h -- sh",
@@ -111,6 +114,10 @@ WRITERS = [
 ]
 #: new ways to run our CLI with a subcommand that weakens policy
 CLI = [
+    # argv forms of interpreters' process calls: the literals are the program and its arguments
+    "perl -e 'system(\"agenthooks\", \"plugins\", \"disable\", \"guard\")'",
+    "ruby -e 'system(\"agenthooks\", \"trust\")'",
+    "node -e 'require(\"child_process\").spawnSync(\"agenthooks\", [\"plugins\", \"disable\", \"guard\"])'",
     "env agenthooks plugins disable guard",
     "command agenthooks plugins disable guard",
     "exec agenthooks plugins disable guard",
@@ -145,6 +152,11 @@ CLI = [
 ]
 #: environment changes for what the command starts: our processes load other settings or code
 ENVIRONMENT = [
+    # a bare assignment exports under `set -a`, and HOME/XDG_* are exported already
+    "set -a; HOME=/tmp/h; claude -p hi",
+    "set -o allexport; CLAUDE_CONFIG_DIR=/tmp/c; claude -p hi",
+    "HOME=/tmp/h; codex exec hi",
+    "XDG_CONFIG_HOME=/tmp/c; gemini -p hi",
     "export AGENT_HOOKS_PLUGINS=audit && claude -p hi",
     "PYTHONPATH=/tmp/evil claude -p hi",
     "PYTHONHOME=/tmp/evil codex exec hi",
@@ -195,6 +207,8 @@ ACTIVATED = [
 ]
 #: must stay allowed: reading, ordinary work, nested agents as installed
 ALLOWED = [
+    "set -a; CFLAGS=-O2; set +a; make test",
+    "X=1; echo $X",
     # hiding the plane or binding it read-only changes nothing (agent-hooks-sandbox's own command line)
     "bwrap --ro-bind / / --tmpfs {u} --bind /tmp /tmp --die-with-parent -- sh -c 'make test'",
     "cat {u}/settings.toml",

@@ -47,6 +47,16 @@ _STR = r"""(?:[rRbBuU]{0,2})(?:'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\
 _LITERAL = re.compile(r"\s*\(?\s*(" + _STR + r")")
 _LIST = re.compile(r"\s*\(?\s*\[([^\]]{0,4096})\]")
 _STRINGS = re.compile(_STR)
+#: ``spawnSync("rm", ["-rf", "/x"])`` (Node), ``pcntl_exec("/bin/rm", ["-rf", "/x"])`` (PHP): a program, then its
+#: arguments as an array of literals
+_PROGRAM_AND_ARRAY = re.compile(r"\s*\(\s*(" + _STR + r")\s*,\s*\[([^\]]{0,4096})\]")
+#: ``system("rm", "-rf", $dir)`` (Perl, Ruby): a literal program, then more arguments, each a literal
+#: or an expression (no parentheses, at most 64 of them)
+_EXPR = r"[^,()'\"\n;\s](?:[^,()'\"\n;]{0,254}[^,()'\"\n;\s])?"  # no blank at either end: one way to split
+_ARGV_CALL = re.compile(r"\s*\(?\s*(" + _STR + r")((?:\s*,\s*(?:" + _STR + "|" + _EXPR + r")){1,63})\s*[),;\n]")
+_ARGV_ITEM = re.compile(r"\s*,\s*(" + _STR + "|" + _EXPR + ")")
+#: the home directory as Perl and Ruby write it
+_HOME_VALUE = re.compile(r"""\$ENV\{\s*['"]?HOME['"]?\s*\}|ENV\[\s*['"]HOME['"]\s*\]|Dir\.home\b""")
 _HOME_EXPR = re.compile(
     r"""\s*\(?\s*(?:(?:os\.path\.expanduser|File\.expand_path)\(\s*(['"])(~[^'"]*)\1\s*\)|(?:pathlib\.)?Path\.home\(\)|(?:require\(\s*['"](?:node:)?os['"]\s*\)|os)\.homedir\(\)"""
     r"""|os\.environ\[\s*['"]HOME['"]\s*\]|os\.getenv\(\s*['"]HOME['"]\s*\)|process\.env\.HOME|ENV\[\s*['"]HOME['"]\s*\]"""
@@ -285,7 +295,26 @@ def _calls(lang: str, code: str, via: str, depth: int) -> Iterator[Derived]:
     spec = _LANGS[lang]
     for m in spec.shell.finditer(code):
         kind, value = _first_arg(code, m.end())
-        if kind == "str" and isinstance(value, str):
+        listed = _ARGV_CALL.match(code, m.end()) if lang in ("perl", "ruby") else None
+        pair = _PROGRAM_AND_ARRAY.match(code, m.end()) if lang in ("node", "php") else None
+        if pair:
+            words = [_unstring(w) for w in _STRINGS.findall(pair.group(2))]
+            if _STRINGS.sub("", pair.group(2)).replace(",", "").strip():
+                yield Derived("dynamic", text=f"{via} runs a program with arguments built at run time", via=via)
+            yield Derived("argv", argv=(_unstring(pair.group(1)), *words), via=via)
+        elif listed:
+            # Perl's and Ruby's system/exec LIST: the program and its arguments, one word each
+            listed_argv = [_unstring(listed.group(1))]
+            for item in (i.group(1).strip() for i in _ARGV_ITEM.finditer(listed.group(2))):
+                if _STRINGS.fullmatch(item):
+                    listed_argv.append(_unstring(item))
+                elif _HOME_VALUE.fullmatch(item):
+                    listed_argv.append("~")
+                else:
+                    listed_argv.append("$(...)")
+                    yield Derived("dynamic", text=f"{via} runs a program with arguments built at run time", via=via)
+            yield Derived("argv", argv=tuple(listed_argv), via=via)
+        elif kind == "str" and isinstance(value, str):
             # os.execv('/bin/rm', ...) and exec('rm') forms name a program: its words are a command too
             yield Derived("shell", text=value, via=via)
         elif kind == "list" and isinstance(value, list):

@@ -114,6 +114,9 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _RESERVED = frozenset({"{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
                        "esac", "time"})
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+#: variables an agent's shell always has exported (the variables of agent-hooks, HOME, the XDG
+#: roots): a bare assignment to one changes them for every program started later, like ``export``
+_INHERITED = re.compile(r"(?:AGENT_HOOKS_\w*|HOME|XDG_\w+)=")
 _ONLY_SUBSTITUTIONS = re.compile(r"^\s*(?:\$\(__ahsub\d+__\)\s*)+$")
 #: one token: blanks, an operator, a word (runs of plain text, quoted strings and escapes) or a lone
 #: quote that never closes. Every alternative is linear (quoted bodies are "unrolled loops", no
@@ -410,7 +413,12 @@ def extract_substitutions(text: str, bodies: dict[str, str]) -> str:
             key = f"__ahsub{len(bodies)}__"
             bodies[key] = body
             out.append(text[start:j])
-            out.append(f"$({key})")
+            # unquoted and joined to more of its word (`$(dirname X)/trust.json`): one word, as the
+            # shell builds it; quoting it keeps it one word here (only the splitting of its output,
+            # which the analysis does not know anyway, differs)
+            joined = not double and ((j > 0 and not text[j - 1].isspace() and text[j - 1] not in ";&|()<>")
+                                     or (end < len(text) and not text[end].isspace() and text[end] not in ";&|()<>"))
+            out.append(f'"$({key})"' if joined else f"$({key})")
             i = start = end
     out.append(text[start:])
     return "".join(out)
@@ -434,9 +442,10 @@ class _Budget:
     """What one parse may still spend, and what it learnt on the way that later commands use: the
     aliases and functions defined earlier in the same command line."""
 
-    __slots__ = ("aliases", "calling", "chars_left", "functions", "left", "tokens_left", "truncated")
+    __slots__ = ("aliases", "allexport", "calling", "chars_left", "functions", "left", "tokens_left", "truncated")
 
     def __init__(self, limit: int) -> None:
+        self.allexport = False  # `set -a` seen: every later assignment is exported
         self.left = limit
         self.tokens_left = limit * MATCHES_PER_COMMAND
         self.chars_left = limit * CHARS_PER_COMMAND
@@ -712,6 +721,10 @@ class _Parser:
             expanded.extend(x.split() if x != w and _VAR.fullmatch(w) and x.split() else [x])
         words = expanded
         raw = list(words)
+        if words and words[0] == "set":
+            for opt, nxt in zip(words[1:], [*words[2:], ""], strict=True):
+                if opt[:1] in "-+" and opt[1:2] != "-" and ("a" in opt[1:] or (opt[1:] == "o" and nxt == "allexport")):
+                    budget.allexport = opt[0] == "-"
         # leading assignments: remembered when they are the whole command (X=rm; $X -rf /)
         k = 0
         while k < len(words) and _ASSIGNMENT.match(words[k]):
@@ -720,7 +733,7 @@ class _Parser:
             for w in words:
                 name, _, value = w.partition("=")
                 self.env[name] = value
-            if any(w.startswith("AGENT_HOOKS_") for w in words):
+            if budget.allexport or any(_INHERITED.match(w) for w in words):
                 # agent-hooks' own variables change what every command started later loads: judged as
                 # the export they may amount to (an exported variable stays exported when reassigned)
                 words = raw = ["export", *words]
