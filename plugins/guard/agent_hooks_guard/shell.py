@@ -722,7 +722,7 @@ class _Parser:
         words = expanded
         raw = list(words)
         if words and words[0] == "set":
-            for opt, nxt in zip(words[1:], [*words[2:], ""], strict=True):
+            for opt, nxt in zip(words[1:], [*words[2:], ""], strict=False):
                 if opt[:1] in "-+" and opt[1:2] != "-" and ("a" in opt[1:] or (opt[1:] == "o" and nxt == "allexport")):
                     budget.allexport = opt[0] == "-"
         # leading assignments: remembered when they are the whole command (X=rm; $X -rf /)
