@@ -294,6 +294,25 @@ def test_a_bare_pip_is_judged_in_the_environment_the_line_activates(template: st
     assert decision == "blocked" and "[guard:control-plane]" in reason, (command, decision, reason)
 
 
+#: find's reach into the environment agent-hooks runs from: a directory that holds it, taken along
+#: by what -exec runs on it, and -maxdepth, which find never looks past
+FIND_IN_THE_ENVIRONMENT = [
+    ("find {venv} -name lib -exec rm -rf {{}} +", "blocked"),
+    ("find {venv} -maxdepth 2 -name 'python3*' -exec mv {{}} /tmp/x \\;", "blocked"),
+    ("find {venv} -maxdepth 1 -name 'pytest-*' -mtime +1 -exec rm -rf {{}} +", "allowed"),
+    ("find {venv} -name lib -exec ls -d {{}} +", "allowed"),
+]
+
+
+@pytest.mark.skipif(sys.prefix == sys.base_prefix, reason="agent-hooks runs from no virtual environment here")
+@pytest.mark.parametrize(("template", "expected"), FIND_IN_THE_ENVIRONMENT)
+def test_find_reaches_what_its_depth_and_its_exec_reach(template: str, expected: str, project: Path,
+                                                      _isolated_home: Path) -> None:
+    command = _fill(template, _isolated_home)
+    decision, reason = _fire(project, command)
+    assert decision == expected, (command, decision, reason)
+
+
 @pytest.mark.parametrize("template", ALLOWED)
 def test_ordinary_work_still_passes(template: str, project: Path, _isolated_home: Path) -> None:
     command = _fill(template, _isolated_home)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.plugins.sandbox_support import outside_tmp
 from tests.support.venvs import Venv, Wheelhouse, make_venv
 
 COMMAND = "make"
@@ -54,10 +54,7 @@ def sandbox_venv(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Wheelhous
 @pytest.fixture
 def world() -> Iterator[dict[str, str]]:
     """HOME, AGENT_HOOKS_HOME and the project, in a directory outside /tmp."""
-    try:
-        base = Path(tempfile.mkdtemp(prefix="sandbox-host-", dir=sys.prefix)).resolve()
-    except OSError as exc:
-        pytest.skip(f"no writable directory outside /tmp ({sys.prefix}: {exc})")
+    base = outside_tmp("sandbox-host-").resolve()
     home, ah_home = base / "home", base / "agent-hooks"
     (home / "keep").mkdir(parents=True)
     (home / "keep" / "file").write_text("still here")

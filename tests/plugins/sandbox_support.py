@@ -40,13 +40,28 @@ attack:
 """
 
 
+def outside_tmp(prefix: str) -> Path:
+    """A new directory outside /tmp: in this Python environment's prefix, the checkout, or the
+    user's cache (whichever is first outside /tmp and writable: a checkout may itself live in
+    /tmp). Skips the test where there is none."""
+    tmp = os.path.realpath(tempfile.gettempdir())
+    candidates = [sys.prefix, str(Path(__file__).resolve().parents[2]), str(Path.home() / ".cache")]
+    for base in candidates:
+        real = os.path.realpath(base)
+        if any(real == t or real.startswith(t + os.sep) for t in {tmp, "/tmp"}):
+            continue
+        try:
+            os.makedirs(real, exist_ok=True)
+            return Path(tempfile.mkdtemp(prefix=prefix, dir=real))
+        except OSError:
+            continue
+    pytest.skip(f"no writable directory outside /tmp for the sandbox tests (tried {', '.join(candidates)})")
+
+
 @pytest.fixture
 def scratch() -> Iterator[Path]:
-    """A temporary directory outside /tmp (in this Python environment's prefix)."""
-    try:
-        path = Path(tempfile.mkdtemp(prefix="sandbox-test-", dir=sys.prefix))
-    except OSError as exc:
-        pytest.skip(f"no writable directory outside /tmp for the sandbox tests ({sys.prefix}: {exc})")
+    """A temporary directory outside /tmp (see :func:`outside_tmp`)."""
+    path = outside_tmp("sandbox-test-")
     try:
         yield path.resolve()
     finally:

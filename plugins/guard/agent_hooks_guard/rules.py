@@ -555,21 +555,49 @@ def find_reaching_the_plane(cmd: Command, pol: Policy) -> str | None:
                      for op, pat in tests):
         return None  # bytecode is derived: Python writes it again from the sources, nothing else changes
 
+    deepest = _find_maxdepth(args[len(starts):])
+    executes = any(a in _FIND_ACTIONS and k + 1 < len(args) and args[k + 1].rsplit("/", 1)[-1] not in _FIND_READERS
+                   for k, a in enumerate(args))
     for s in starts or ["."]:
         for cwd in pol.cwds(cmd):
             for start in pol.candidates(s, cwd):
                 hit = pol.covering(start, cwd)
                 if hit is not None:
                     return f"find {s} changes agent-hooks' control plane ({hit.kind})"
+
+                def within(path: str, start: str = start) -> bool:
+                    # -maxdepth N: find never looks deeper than N levels below its start
+                    return deepest is None or os.path.relpath(path, start).count(os.sep) + 1 <= deepest
+
                 for item_path, tree, kind in plane.below(start, cwd):
-                    if not os.path.lexists(item_path):
+                    if not os.path.lexists(item_path) or not within(item_path):
                         continue
                     reached = _find_matches(item_path, tests) if not tree else any(
-                        _find_matches(p, tests) for p in _tree_paths(item_path))
+                        within(p) and _find_matches(p, tests) for p in _tree_paths(item_path))
+                    if not reached and executes:
+                        # -exec rm -rf {} / mv {} on a directory that holds it takes it along
+                        reached = any(within(p) and _find_matches(p, tests) for p in _between(start, item_path))
                     if reached:
                         return (f"find {s} can reach agent-hooks' control plane ({kind}): "
                                 f"changing it could switch the guard off")
     return None
+
+
+def _between(start: str, path: str) -> list[str]:
+    """The directories strictly between ``start`` and ``path`` (both absolute, path below start)."""
+    rel = os.path.relpath(path, start)
+    if rel.startswith(".."):
+        return []
+    parts = rel.split(os.sep)[:-1]
+    return [os.path.join(start, *parts[:k]) for k in range(1, len(parts) + 1)]
+
+
+def _find_maxdepth(expression: list[str]) -> int | None:
+    """The smallest ``-maxdepth N`` of a find expression (None without one)."""
+    import itertools
+
+    depths = [int(v) for k, v in itertools.pairwise(expression) if k == "-maxdepth" and v.isdigit()]
+    return min(depths) if depths else None
 
 
 def _find_matches(path: str, tests: list[tuple[str, str]] | None) -> bool:
