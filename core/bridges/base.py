@@ -132,8 +132,11 @@ class CommandOptions:
         self.help = False
 
 
-def parse_command_args(argv: list[str], options: CommandOptions | None = None) -> CommandOptions:
-    """``--hook PATH`` (repeatable), ``--settings PATH``, ``--event NAME``, ``-h/--help``."""
+def parse_command_args(argv: list[str], options: CommandOptions | None = None,
+                       valued: tuple[str, ...] = ("--hook", "--settings", "--event"),
+                       flags: tuple[str, ...] = ()) -> CommandOptions:
+    """``--hook PATH`` (repeatable), ``--settings PATH``, ``--event NAME``, ``-h/--help``; ``valued``
+    names the options taken here, ``flags`` options without a value that are accepted and ignored."""
     opts = options if options is not None else CommandOptions()
     i = 0
     while i < len(argv):
@@ -143,7 +146,10 @@ def parse_command_args(argv: list[str], options: CommandOptions | None = None) -
             opts.help = True
             i += 1
             continue
-        if name not in ("--hook", "--settings", "--event"):
+        if arg in flags:
+            i += 1
+            continue
+        if name not in valued:
             raise UsageError(f"unknown option {arg!r} (try --help)")
         if not eq:
             if i + 1 >= len(argv):

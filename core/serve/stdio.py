@@ -31,6 +31,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING
 
+from ..bridges.base import UsageError, parse_command_args
 from ..bridges.hostkit.shape import load_json
 from ..context import NoUI
 
@@ -364,35 +365,11 @@ class StdioOptions:
         self.help = False
 
 
-class UsageError(Exception):
-    pass
-
-
 def parse_args(argv: list[str]) -> StdioOptions:
+    """``--hook PATH`` (repeatable), ``--settings PATH``, ``-h/--help``; ``--stdio`` is accepted."""
+    parsed = parse_command_args(argv, valued=("--hook", "--settings"), flags=("--stdio",))
     opts = StdioOptions()
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        name, eq, value = arg.partition("=")
-        if arg in ("-h", "--help"):
-            opts.help = True
-            i += 1
-            continue
-        if arg == "--stdio":
-            i += 1
-            continue
-        if name not in ("--hook", "--settings"):
-            raise UsageError(f"unknown option {arg!r} (try --help)")
-        if not eq:
-            if i + 1 >= len(argv):
-                raise UsageError(f"{name} needs a value")
-            value = argv[i + 1]
-            i += 1
-        i += 1
-        if name == "--hook":
-            opts.hooks.append(value)
-        else:
-            opts.settings = value
+    opts.hooks, opts.settings, opts.help = parsed.hooks, parsed.settings, parsed.help
     return opts
 
 
