@@ -53,6 +53,11 @@ class RequiredGate:
     def pre_fetch_url(self) -> dict[str, Any]:
         return {"denied": True, "reason": self.reason}
 
+    @hookimpl(tryfirst=True)
+    def permission_request(self) -> dict[str, Any]:
+        # a deny, not "no opinion": the host's own prompt would otherwise decide with a plugin missing
+        return {"decision": "deny", "reason": self.reason}
+
 
 def refusal(hook: str, reason: str) -> dict[str, Any] | None:
     """The answer to a gating ``hook`` whose input was refused before any plugin saw it, as
@@ -63,7 +68,7 @@ def refusal(hook: str, reason: str) -> dict[str, Any] | None:
     from ..reducer import decide
 
     gate = RequiredGate([])
-    data: dict[str, Any] = getattr(gate, hook)() if hasattr(gate, hook) else {"decision": "deny"}
+    data: dict[str, Any] = getattr(gate, hook)()
     data.update({"reason": reason, **({"message": reason} if "message" in data else {})})
     return {"hook": hook, "decision": decide(hook, data), "result": data, "answered": [], "stopped_by": None,
             "errors": [], "duration_ms": 0.0}

@@ -124,3 +124,29 @@ def test_bridge(setup: tuple[Path, Path, Path]) -> None:
                           env={**os.environ, "AGENT_HOOKS_HOME": str(home), **NO_AUTOLOAD})
     out = json.loads(proc.stdout)["hookSpecificOutput"]
     assert out["permissionDecision"] == "deny" and "strict" in out["permissionDecisionReason"], proc
+
+
+#: a payload each gating hook accepts
+GATING_PAYLOADS = {
+    "pre_tool": RM_ROOT,
+    "pre_file_read": {"path": "notes.txt"},
+    "pre_file_write": {"path": "notes.txt", "content": "x"},
+    "pre_shell_exec": {"command": "ls"},
+    "pre_fetch_url": {"url": "https://example.com/"},
+    "permission_request": {"tool_name": "bash", "arguments": {"command": "ls"}},
+}
+
+
+def test_every_gating_hook_has_a_payload_here() -> None:
+    from agent_hooks_core.discovery.gate import GATING_HOOKS
+
+    assert set(GATING_PAYLOADS) == set(GATING_HOOKS)
+
+
+@pytest.mark.parametrize("hook", sorted(GATING_PAYLOADS))
+def test_every_gating_hook_denies(setup: tuple[Path, Path, Path], hook: str) -> None:
+    # the plugin implements only pre_tool, but a plugin that failed to load may have implemented any of them
+    home, plugin, cwd = setup
+    run = agenthooks("--hook", str(plugin), "fire", hook, "--outcome", cwd=cwd, home=home,
+                     data=GATING_PAYLOADS[hook], **NO_AUTOLOAD)
+    assert run.json["decision"] in ("blocked", "denied") and WHY in run.json["result"]["reason"], run
