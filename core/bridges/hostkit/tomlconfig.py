@@ -5,11 +5,11 @@ the user's comments, order and other keys keep their text. The edit itself is a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .jsonconfig import InstallError
+from .jsonconfig import ConfigEdit, FileChange, InstallError
 
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument
@@ -83,3 +83,23 @@ def render_hooks(doc: TOMLDocument, keep: list[object], add: list[dict[str, obje
     if "hooks" in doc and not doc["hooks"]:
         del doc["hooks"]
     return dump_toml(doc, like)
+
+
+def hooks_change(path: Path, doc: TOMLDocument, old: str | None, is_ours: Callable[[object], bool],
+                 wanted: list[dict[str, object]]) -> FileChange:
+    """The edit that makes our entries of ``doc`` (read from ``path``) exactly ``wanted``, the
+    user's entries kept in place; no change when they already are."""
+    entries = hook_entries(doc)
+    keep = [h for h in entries if not is_ours(h)]
+    unchanged = old is not None and [dict(h) for h in entries if is_ours(h)] == wanted
+    return FileChange(path, old, None if unchanged else render_hooks(doc, keep, wanted, old))
+
+
+def hooks_removal(path: Path, is_ours: Callable[[object], bool]) -> ConfigEdit:
+    """The edit that removes our entries from the ``[[hooks]]`` of ``path`` (none when it has none)."""
+    doc, old = read_hooks_toml(path)
+    entries = hook_entries(doc)
+    keep = [h for h in entries if not is_ours(h)]
+    if old is None or len(keep) == len(entries):
+        return ConfigEdit([FileChange(path, old, None)], removal=True)
+    return ConfigEdit([FileChange(path, old, render_hooks(doc, keep, [], old))], removal=True)

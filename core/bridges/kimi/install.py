@@ -17,7 +17,6 @@ from typing import TextIO
 from ...settings import home_dir
 from ..hostkit.jsonconfig import (
     ConfigEdit,
-    FileChange,
     InstallError,
     broken_wiring,
     event_argv,
@@ -26,7 +25,7 @@ from ..hostkit.jsonconfig import (
     shell_command,
     transport_note,
 )
-from ..hostkit.tomlconfig import hook_entries, read_hooks_toml, render_hooks
+from ..hostkit.tomlconfig import hook_entries, hooks_change, hooks_removal, read_hooks_toml
 from .adapter import EVENTS
 
 #: events whose command fails closed (the fast client exits 2 on its own failures there)
@@ -68,11 +67,7 @@ def plan_install(scope: str = "user", project_dir: str | os.PathLike[str] | None
                  argv: list[str] | None = None) -> ConfigEdit:
     path = config_path(scope)
     doc, old = read_hooks_toml(path)
-    entries = hook_entries(doc)
-    keep = [h for h in entries if not is_ours(h)]
-    wanted = [entry(e, argv) for e in EVENTS]
-    unchanged = old is not None and [dict(h) for h in entries if is_ours(h)] == wanted
-    plan = ConfigEdit([FileChange(path, old, None if unchanged else render_hooks(doc, keep, wanted, old))])
+    plan = ConfigEdit([hooks_change(path, doc, old, is_ours, [entry(e, argv) for e in EVENTS])])
     if argv is None:
         plan.notes.append(transport_note(TITLE))
     plan.notes.append("Kimi CLI fails open when a hook cannot start or times out: keep this environment in place "
@@ -81,13 +76,7 @@ def plan_install(scope: str = "user", project_dir: str | os.PathLike[str] | None
 
 
 def plan_uninstall(scope: str = "user", project_dir: str | os.PathLike[str] | None = None) -> ConfigEdit:
-    path = config_path(scope)
-    doc, old = read_hooks_toml(path)
-    entries = hook_entries(doc)
-    keep = [h for h in entries if not is_ours(h)]
-    if old is None or len(keep) == len(entries):
-        return ConfigEdit([FileChange(path, old, None)], removal=True)
-    return ConfigEdit([FileChange(path, old, render_hooks(doc, keep, [], old))], removal=True)
+    return hooks_removal(config_path(scope), is_ours)
 
 
 OPTIONS: dict[str, dict[str, object]] = {}

@@ -18,7 +18,6 @@ from typing import TextIO, TypeGuard
 from ...settings import home_dir
 from ..hostkit.jsonconfig import (
     ConfigEdit,
-    FileChange,
     InstallError,
     broken_wiring,
     event_argv,
@@ -27,7 +26,7 @@ from ..hostkit.jsonconfig import (
     shell_command,
     transport_note,
 )
-from ..hostkit.tomlconfig import hook_entries, read_hooks_toml, render_hooks
+from ..hostkit.tomlconfig import hook_entries, hooks_change, hooks_removal, read_hooks_toml
 from .adapter import EVENTS
 
 #: events whose command fails closed (the fast client exits 2 on its own failures there)
@@ -91,11 +90,7 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
     if taken:
         raise InstallError(f"{path}: a hook of yours is named {', '.join(taken)}, the name agent-hooks uses; "
                            "rename it, nothing was changed")
-    ours = [dict(h) for h in hook_entries(doc) if is_ours(h)]
-    wanted = [entry(e, argv) for e in EVENTS]
-    unchanged = old is not None and [{k: v for k, v in h.items()} for h in ours] == wanted
-    new = None if unchanged else render_hooks(doc, keep, wanted)
-    plan = ConfigEdit([FileChange(path, old, new)])
+    plan = ConfigEdit([hooks_change(path, doc, old, is_ours, [entry(e, argv) for e in EVENTS])])
     if argv is None:
         plan.notes.append(transport_note(TITLE))
     if scope == "project":
@@ -107,13 +102,7 @@ def plan_install(scope: str, project_dir: str | os.PathLike[str] | None = None,
 
 
 def plan_uninstall(scope: str, project_dir: str | os.PathLike[str] | None = None) -> ConfigEdit:
-    path = hooks_path(scope, project_dir)
-    doc, old = read_hooks_toml(path)
-    entries = hook_entries(doc)
-    keep = [h for h in entries if not is_ours(h)]
-    if old is None or len(keep) == len(entries):
-        return ConfigEdit([FileChange(path, old, None)], removal=True)
-    return ConfigEdit([FileChange(path, old, render_hooks(doc, keep, [], old))], removal=True)
+    return hooks_removal(hooks_path(scope, project_dir), is_ours)
 
 
 OPTIONS: dict[str, dict[str, object]] = {}
