@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from . import defaults, plane
+from . import defaults, plane, work
 from .paths import PathRules, expand
 from .rules import (
     GATES,
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 #: rules that belong to no pack: they are about the analysis itself or about your own settings
 CORE_RULES = ("deny-commands", "control-plane")
+#: a ``$(...)`` body cut out by the parser (shell.extract_substitutions)
+_PLACEHOLDER = re.compile(r"__ahsub\d+__")
 _PATCH_PATHS = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$"
                           r"|^\+\+\+ (?:[ab]/)?(.+?)(?:\t.*)?$", re.M)
 
@@ -153,6 +155,8 @@ class Policy:
         self.tools = {kind: {t.lower() for t in c[f"{kind}_tools"]} for kind in ("shell", "write", "read", "fetch")}
         self._branch: Callable[[], str | None] | None = None
         self._branch_value: tuple[str | None] | None = None
+        #: what the decision being made may still spend (work.py); outside one, unbounded
+        self.work = work.Work(1 << 62)
 
     # the matchers compile on first use: a bridge process handles one event and needs one of them
 
@@ -213,6 +217,7 @@ class Policy:
         key = (path, cwd, recursive)
         memo = self._covering
         if key not in memo:
+            self.work.spend(work.PATH)
             if len(memo) > 4096:
                 memo.clear()
             if self._plane_env is None:
@@ -325,9 +330,10 @@ class Policy:
             self._plan[key] = plan
         return plan
 
-    def command_findings(self, cmd: Command) -> list[Finding]:
-        """What the active rules say about one simple command (allow_commands already applied)."""
-        found: list[Finding] = []
+    def command_findings(self, cmd: Command, found: list[Finding] | None = None) -> list[Finding]:
+        """What the active rules say about one simple command (allow_commands already applied),
+        added to ``found`` as they come (when the work budget runs out midway, what was found stays)."""
+        found = [] if found is None else found
         for rule in self._rules_for(cmd):
             for f in rule(cmd, self):
                 if f not in found:
@@ -351,6 +357,10 @@ class Policy:
                 parts.append(tuple(ids))
             key = (tuple(cmd.argv), tuple(cmd.raw), tuple(cmd.redirects), tuple(cmd.wrappers), cmd.via,
                    self.cwd_of(cmd), *parts)
+            if "__ahsub" in repr(key[:3]):
+                # a substitution's placeholder is numbered where it was cut out (`echo "$(date)"` again
+                # and again is a new number each time): what it stands for is in the subs' shapes
+                key = tuple(_PLACEHOLDER.sub("__ahsub__", repr(k)) if j < 3 else k for j, k in enumerate(key))
             got = cmd.memo["shape"] = shapes.setdefault(key, len(shapes))
         return int(got)
 
@@ -392,6 +402,8 @@ class Policy:
         # each distinct one, with what feeds it and where it runs, is judged once
         judged: dict[int, list[Finding]] = {}
         shapes: dict[tuple[object, ...], int] = {}
+        out_of_work = False
+        self.work = work.Work()
         for cmd in commands:
             line = " ".join(cmd.argv)
             if self.allow_commands and any(rx.search(line) for rx in self.allow_commands):
@@ -399,8 +411,13 @@ class Policy:
             shape = self._shape(cmd, shapes)
             found = judged.get(shape) if shape is not None else None
             if found is None:
-                found = self.command_findings(cmd)
-                if shape is not None:
+                found = []
+                try:
+                    self.work.spend(work.COMMAND + len(cmd.argv) + len(cmd.redirects))
+                    self.command_findings(cmd, found)
+                except work.OutOfWork:
+                    out_of_work = True  # what this command showed before the budget ran out is still named
+                if shape is not None and not out_of_work:
                     judged[shape] = found
             for f in found:
                 if cmd.via and f.rule not in ("dynamic-exec", "nesting"):
@@ -408,6 +425,13 @@ class Policy:
                 if f not in findings:
                     findings.append(f)
                     lines[f] = line
+            if out_of_work:
+                break
+        if out_of_work and "too-large" in self.active:
+            findings.append(Finding("too-large", f"judging it needs more than the work budget "
+                                                 f"({work.BUDGET} units): only the commands before "
+                                                 f"{shlex.quote(line[:60])} were judged"))
+        self.work = work.Work(1 << 62)
         if "strict" in self.off_packs:
             findings = _judged(findings, lines, commands)
         if "pipe-to-shell" in self.active:

@@ -152,7 +152,8 @@ def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
     # a recursive change reaches what is below its target too; a broad target is rm-broad's to judge,
     # and find -delete's filters decide what it reaches (find_reaching_the_plane)
     changes = [(e.target, e.recursive and e.how != "find -delete") for e in file_effects(cmd) if e.kind in CHANGES]
-    changes += [(t, False) for t in write_targets(cmd) if all(t != c for c, _ in changes)]
+    named = {c for c, _ in changes}
+    changes += [(t, False) for t in write_targets(cmd) if t not in named]
     for t, recursive in changes:
         for cwd in pol.cwds(cmd):
             deep = recursive and not broadness(t, cwd, pol.home)
