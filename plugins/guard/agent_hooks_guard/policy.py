@@ -11,7 +11,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from . import defaults, plane, work
-from .paths import PathRules, expand
+from .paths import PathRules, Resolver, expand
 from .rules import (
     GATES,
     RULES,
@@ -138,10 +138,13 @@ class Policy:
         self._expanded: dict[str, str | None] = {}
         self._covering: dict[tuple[str, str, bool], plane.Covered | None] = {}
         self._plane_env: dict[str, str] | None = None
-        self._free_dirs: dict[tuple[str, str, bool], str | None] = {}
+        self._free_dirs: dict[tuple[str, str], str | None] = {}
+        #: symlinks resolved for the decision being made (made afresh for each: the disk changes)
+        self.resolver = Resolver(self._spend_step)
         #: symlinks the command line being checked makes (``ln -s``): link path -> what it points to
         self.links: dict[str, str] = {}
-        self._exact: dict[str, frozenset[str]] = {}
+        self._protected: dict[str, tuple[frozenset[str], frozenset[str]] | None] = {}
+        self._heads: dict[str, frozenset[str] | None] = {}
         self.fork_bombs = "fork-bomb" in active
         self.paths_enabled = {"write": "protected-write" in active, "read": "protected-read" in active}
         self.agent_config_enabled = "agent-config" in active
@@ -162,16 +165,36 @@ class Policy:
 
     @cached_property
     def write_paths(self) -> PathRules:
-        return PathRules(self._config["protect_write"], self._config["allow_write"], self.home)
+        return self._path_rules(self._config["protect_write"], self._config["allow_write"])
 
     @cached_property
     def read_paths(self) -> PathRules:
-        return PathRules(self._config["protect_read"], self._config["allow_read"], self.home)
+        return self._path_rules(self._config["protect_read"], self._config["allow_read"])
 
     @cached_property
     def agent_config_paths(self) -> PathRules:
         # agent-hooks' own files are the control plane's (plane.covering): here only the hosts' hook files
-        return PathRules(list(self._config["protect_agent_config"]), [], self.home)
+        return self._path_rules(list(self._config["protect_agent_config"]), [])
+
+    def _path_rules(self, protect: list[str], allow: list[str]) -> PathRules:
+        rules = PathRules(protect, allow, self.home, self._spend_path)
+        rules.fresh(self.resolver)
+        return rules
+
+    def _spend_path(self) -> None:
+        self.work.spend(work.PATH)
+
+    def _spend_step(self) -> None:
+        self.work.spend(work.STEP)
+
+    def _fresh(self) -> None:
+        """Forget what was learnt about the file system and environment: a new decision."""
+        self._covering, self._plane_env, self._free_dirs, self._protected, self._heads = {}, None, {}, {}, {}
+        self.resolver = Resolver(self._spend_step)
+        for name in ("write_paths", "read_paths", "agent_config_paths"):
+            rules = self.__dict__.get(name)
+            if rules is not None:
+                rules.fresh(self.resolver)
 
     @cached_property
     def urls(self) -> UrlRules:
@@ -222,30 +245,43 @@ class Policy:
                 memo.clear()
             if self._plane_env is None:
                 self._plane_env = plane.relevant_env()
-            memo[key] = None if not recursive and self._plainly_free(path, cwd) else plane.covering(
-                path, cwd, self._plane_env, recursive=recursive)
+            if not recursive and self._plainly_free(path, cwd):
+                memo[key] = None
+            else:
+                self.work.spend(work.DIRECTORY)
+                memo[key] = plane.covering(path, cwd, self._plane_env, recursive=recursive)
         return memo[key]
 
+    def plane_heads(self, cwd: str) -> frozenset[str] | None:
+        """``plane.heads``, remembered for the decision being made."""
+        if cwd not in self._heads:
+            self._heads[cwd] = plane.heads(cwd)
+        return self._heads[cwd]
+
     def _plainly_free(self, path: str, cwd: str) -> bool:
-        """A cheap proof that ``path`` is not protected: its directory (as written and resolved) is in
-        no protected tree, it is no symlink, and neither it nor its resolved twin is a protected
-        path itself. One look-up per directory instead of one per file: a line of a thousand
-        writes costs a thousand ``lstat`` calls, not a thousand protected-set look-ups."""
+        """A cheap proof that ``path`` is not protected: its directory (as written, with its parent
+        resolved, and resolved) is in no protected tree, it is no symlink, and neither it nor its
+        resolved twin is a protected path itself. A prefix look-up in the protected set per
+        directory, and one ``lstat`` per directory and per file (paths.Resolver), instead of a
+        ``realpath`` of every component of every path."""
         parent, base = os.path.split(path)
-        if not base or not parent.startswith("/"):
+        if not base or not parent.startswith("/") or "//" in path or "/." in path:
             return False
-        key = (parent, cwd, True)
+        if cwd not in self._protected:
+            self._protected[cwd] = plane.protected_sets(cwd, self._plane_env)
+        sets = self._protected[cwd]
+        if sets is None:
+            return False  # an older core: plane.covering decides
+        exact, trees = sets
+        key = (parent, cwd)
         real = self._free_dirs.get(key, "")
         if real == "":
-            covered = plane.covering(parent, cwd, self._plane_env)
-            real = None if covered is not None else os.path.realpath(parent)
+            up, name = os.path.split(parent)
+            names = (parent, os.path.join(self.resolver.real_dir(up), name) if name else parent,
+                     self.resolver.real_dir(parent))
+            real = None if any(_in_tree(n, trees) or n in exact for n in names) else names[2]
             self._free_dirs[key] = real
-        if real is None:
-            return False
-        exact = self._exact.get(cwd)
-        if exact is None:
-            exact = self._exact[cwd] = plane.exact_paths(cwd, self._plane_env) or frozenset({"<no core>"})
-        if "<no core>" in exact or path in exact or os.path.join(real, base) in exact:
+        if real is None or path in exact or os.path.join(real, base) in exact:
             return False
         return not os.path.islink(path)
 
@@ -279,6 +315,7 @@ class Policy:
         import glob
         import itertools
 
+        self.work.spend(work.GLOB)
         out = [path.split("*")[0].split("?")[0].split("[")[0].rstrip("/") or "/"]
         out += itertools.islice(glob.iglob(path), 64)
         return out
@@ -367,7 +404,7 @@ class Policy:
     def check_command(self, text: str, branch: Callable[[], str | None] | None = None) -> Check:
         self._branch, self._branch_value = branch, None
         # the file system and settings may have changed since the last check
-        self._covering, self._plane_env, self._free_dirs, self._exact = {}, None, {}, {}
+        self._fresh()
         self.links = {}
         findings: list[Finding] = []
         subject = text
@@ -413,7 +450,7 @@ class Policy:
             if found is None:
                 found = []
                 try:
-                    self.work.spend(work.COMMAND + len(cmd.argv) + len(cmd.redirects))
+                    self.work.spend(work.COMMAND + work.WORD * (len(cmd.argv) + len(cmd.redirects)))
                     self.command_findings(cmd, found)
                 except work.OutOfWork:
                     out_of_work = True  # what this command showed before the budget ran out is still named
@@ -441,6 +478,7 @@ class Policy:
         return Check("shell", subject, findings, lines, commands)
 
     def check_path(self, path: str, write: bool) -> Check:
+        self._fresh()
         kind = "write" if write else "read"
         check = Check(kind, path)
         full = expand(path, self.cwd, self.home) or path
@@ -504,6 +542,17 @@ class Policy:
         if self.redactor is None:
             return text, []
         return self.redactor.redact(text)
+
+
+def _in_tree(path: str, trees: frozenset[str]) -> bool:
+    """Whether ``path`` (absolute, normalised) is the root of one of ``trees`` or below one."""
+    while True:
+        if path in trees:
+            return True
+        up = os.path.dirname(path)
+        if up == path:
+            return False
+        path = up
 
 
 def _stashed_before(line: str, commands: list[Command]) -> bool:

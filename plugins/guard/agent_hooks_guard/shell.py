@@ -127,6 +127,15 @@ _TOKEN = re.compile(r"""
   | (?P<word>(?:[^\s'"\\;&|()<>]+|'[^']*'|"[^"\\]*(?:\\.[^"\\]*)*"|\\.|\\$)+)
   | (?P<lone>['"])
 """, re.X | re.S)
+#: the same tokens, each with the blanks after it: one match per word or operator (blanks only ever
+#: start a match at the very beginning), so a budget of matches is a budget of words
+_SCAN = re.compile(r"""
+    (?P<ws>[ \t\r\f\v]+)
+  | (?:(?P<op>\n|\|\||&&|;;|\|&|<<<|<<|>>|<\(|>\(|>&|<&|&>>|&>|>\||[();<>|&])
+    | (?P<word>(?:[^\s'"\\;&|()<>]+|'[^']*'|"[^"\\]*(?:\\.[^"\\]*)*"|\\.|\\$)+)
+    | (?P<lone>['"])
+    )[ \t\r\f\v]*
+""", re.X | re.S)
 #: the parts of one word, for quote removal
 _PART = re.compile(r"""'([^']*)'|"([^"\\]*(?:\\.[^"\\]*)*)"|\\(.)|([^'"\\]+)|(['"\\])""", re.S)
 _DQ_ESCAPE = re.compile(r"\\([\\\"$`\n])")
@@ -294,17 +303,15 @@ def unquote(word: str) -> str:
     return "".join(out)
 
 
-def _tokens(text: str, limit: int | None = None) -> list[str]:
-    """Tokens of ``text``; with ``limit``, at most that many scanner matches are looked at (blanks
-    included), so a huge text costs no more than its first part."""
+def _tokens(text: str) -> list[str]:
+    """Tokens of ``text``."""
     tokens: list[str] = []
-    matches = _TOKEN.finditer(text) if limit is None else itertools.islice(_TOKEN.finditer(text), limit)
-    for m in matches:
+    for m in _SCAN.finditer(text):
         kind = m.lastgroup
         if kind == "word":
-            tokens.append(unquote(m.group()))
+            tokens.append(unquote(m.group("word")))
         elif kind == "op":
-            tokens.append(m.group())
+            tokens.append(m.group("op"))
         # blanks separate; a quote that never closes is dropped (bash would refuse the line, but the
         # words after it are still looked at)
     return tokens
@@ -424,12 +431,16 @@ def extract_substitutions(text: str, bodies: dict[str, str]) -> str:
     return "".join(out)
 
 
+#: tokens read and walked at a time (then to the next separator at the top level)
+_STRETCH = 256
+_OPENS = frozenset({"(", "<(", ">("})
+_SEPARATORS = frozenset({";", "\n", "&&", "||", "&"})
 #: how many simple commands one parse looks at; past it the rest is not analysed (the policy
 #: blocks such a command as too-large): rules cost some microseconds per command, so this bounds
 #: the time of any decision, however the text is made (``a;a;a;...`` of 64 KB is 32,000 commands)
 MAX_COMMANDS = 1000
-#: and how many scanner matches (words, operators, blanks) per command it allows on average
-MATCHES_PER_COMMAND = 24
+#: and how many words and operators per command it allows on average (past them the command is too large)
+MATCHES_PER_COMMAND = 16
 #: and how much text, summed over every nesting level (``bash -c`` inside ``python -c`` inside ...
 #: parses the same text again, one level deeper each time)
 CHARS_PER_COMMAND = 256
@@ -527,12 +538,43 @@ class _Parser:
             for m in itertools.islice(_FUNCTION_DEF.finditer(text), 64):
                 budget.functions.setdefault(m.group(1) or m.group(2), m.group(3))
         text = extract_substitutions(_prepare(text), self.bodies)
-        tokens = _tokens(text, budget.tokens_left + 1)
-        budget.tokens_left -= len(tokens)
-        if budget.tokens_left < 0:
-            budget.truncated = True
-            tokens = tokens[:len(tokens) + budget.tokens_left]
-        self._walk(tokens, 0, None)
+        # read and walk the tokens a stretch at a time, each stretch ending after a separator at the
+        # top level (where the walk keeps nothing from before): once the command cap is reached,
+        # the rest of the text is never read
+        matches = _SCAN.finditer(text)
+        more = True
+        while more and not budget.truncated:
+            tokens: list[str] = []
+            depth = cut = whole = 0
+            more = False
+            for m in matches:
+                kind = m.lastgroup
+                if kind == "word":
+                    tok = unquote(m.group("word"))
+                elif kind == "op":
+                    tok = m.group("op")
+                else:
+                    continue
+                budget.tokens_left -= 1
+                if budget.tokens_left < 0:
+                    # out of words: the complete commands before are still judged
+                    self._walk(tokens[:whole], 0, None)
+                    budget.truncated = True
+                    return self.commands
+                tokens.append(tok)
+                if kind == "op":
+                    if tok in _OPENS:
+                        depth += 1
+                    elif tok == ")":
+                        depth = max(0, depth - 1)
+                    elif depth == 0 and tok in _SEPARATORS:
+                        cut = whole = len(tokens)
+                        if cut >= _STRETCH:
+                            more = True
+                            break
+                    elif depth == 0 and tok in ("|", "|&"):
+                        whole = len(tokens)
+            self._walk(tokens, 0, None)
         return self.commands
 
     def _walk(self, tokens: list[str], i: int, closing: str | None) -> int:

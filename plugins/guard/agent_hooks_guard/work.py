@@ -3,20 +3,29 @@ command line is judged on does not depend on how loaded the machine is.
 
 The parser has its own counted caps (``shell.MAX_COMMANDS`` simple commands, scanner matches and
 characters per command). Judging what it found is counted here: each distinct simple command
-costs ``COMMAND`` units plus one per word and redirection, each path looked up against the
-control plane ``PATH``. When the units run out, no further command is judged and the command
+costs ``COMMAND`` units plus ``WORD`` per word and redirection, each path matched against the
+protected patterns or the control plane ``PATH``, each directory resolved ``DIRECTORY``, each glob
+expanded on disk ``GLOB``. When the units run out, no further command is judged and the command
 line is blocked as ``too-large``; what was found in the commands judged before is still named.
 """
 
 from __future__ import annotations
 
-#: units for judging one distinct simple command (every rule and spec it meets), plus one per word
-COMMAND = 24
-#: units for one path looked up against the control plane (the file system is asked: lstat, realpath)
-PATH = 8
-#: units one command line may spend on judging. A distinct command costs about a microsecond per
-#: unit here, so this keeps the judging of any input under ~8 ms of CPU, the parse under ~7 ms;
-#: an ordinary command line spends a few hundred
+#: units for judging one distinct simple command (every rule and spec it meets)
+COMMAND = 16
+#: and for each of its words and redirections
+WORD = 1
+#: units for one path matched against the protected patterns or the control plane
+PATH = 2
+#: units for one path checked against the control plane the long way (plane.covering: realpaths)
+DIRECTORY = 24
+#: units for one component of a path looked at on disk (an lstat: paths.Resolver)
+STEP = 1
+#: units for one glob expanded on the file system
+GLOB = 48
+#: units one command line may spend on judging: with the parse (at most ``shell.MAX_COMMANDS``
+#: simple commands), it keeps every decision under ~15 ms of CPU on the machine the guard README's
+#: table was measured on; an ordinary command line spends a few hundred
 BUDGET = 8000
 
 
@@ -29,8 +38,8 @@ class Work:
 
     __slots__ = ("left", "spent_out")
 
-    def __init__(self, units: int = BUDGET) -> None:
-        self.left = units
+    def __init__(self, units: int | None = None) -> None:
+        self.left = BUDGET if units is None else units
         self.spent_out = False
 
     def spend(self, units: int) -> None:
