@@ -187,9 +187,39 @@ def compile_patterns(patterns: list[str], home: str) -> list[tuple[str, re.Patte
         if body.startswith("/"):
             rx = "^" + _glob_to_regex(body) + tail
         else:
-            rx = "(?:^|/)" + _glob_to_regex(body) + tail
+            rx = _COMPONENT + _glob_to_regex(body) + tail
         compiled.append((pattern, re.compile(rx, re.IGNORECASE)))
     return compiled
+
+
+class _AnyOf:
+    """Whether any of the compiled patterns matches a path, in one or two searches. The patterns
+    are anchored at the start (an absolute pattern) or at a component (``(?:^|/)...``): the second
+    kind become one ``/(?:a|b|...)`` searched in ``"/" + path``, which the regex engine only tries
+    where a ``/`` is, instead of every pattern trying every position."""
+
+    __slots__ = ("_anchored", "_components")
+
+    def __init__(self, patterns: list[tuple[str, re.Pattern[str]]]) -> None:
+        anchored, components = [], []
+        for _, rx in patterns:
+            if rx.pattern.startswith(_COMPONENT):
+                components.append(f"(?:{rx.pattern[len(_COMPONENT):]})")
+            else:
+                anchored.append(f"(?:{rx.pattern})")
+        self._anchored = re.compile("|".join(anchored), re.IGNORECASE) if anchored else None
+        self._components = re.compile("/(?:" + "|".join(components) + ")", re.IGNORECASE) if components else None
+
+    def search(self, path: str) -> bool:
+        return bool((self._components is not None and self._components.search("/" + path))
+                    or (self._anchored is not None and self._anchored.search(path)))
+
+
+_COMPONENT = "(?:^|/)"
+
+
+def _any_of(patterns: list[tuple[str, re.Pattern[str]]]) -> _AnyOf | None:
+    return _AnyOf(patterns) if patterns else None
 
 
 def _realpath(path: str) -> str:
@@ -253,6 +283,10 @@ class PathRules:
                  on_lookup: Callable[[], None] | None = None) -> None:
         self.protect = compile_patterns(protect, home)
         self.allow = compile_patterns(allow, home)
+        # one search per path for "any of them" (dozens of patterns, each a scan of the path):
+        # which one matched is only asked when one did
+        self._protect_any = _any_of(self.protect)
+        self._allow_any = _any_of(self.allow)
         self._memo: dict[str, str | None] = {}
         #: called before each path is resolved and matched (the policy counts it against its work budget)
         self.on_lookup = on_lookup
@@ -281,16 +315,17 @@ class PathRules:
         if real != path:
             candidates.append(real)
         for cand in candidates:
-            if any(rx.search(cand) for _, rx in self.allow):
+            if self._allow_any is not None and self._allow_any.search(cand):
                 continue
-            for pattern, rx in self.protect:
-                if rx.search(cand):
-                    return pattern
+            if self._protect_any is not None and self._protect_any.search(cand):
+                for pattern, rx in self.protect:
+                    if rx.search(cand):
+                        return pattern
         return None
 
     def allowed(self, path: str) -> bool:
         """Whether ``path`` is one of the exceptions (a template such as ``.env.example``)."""
-        return any(rx.search(path) for _, rx in self.allow)
+        return self._allow_any is not None and self._allow_any.search(path)
 
     def match_glob(self, path: str) -> str | None:
         return _match_glob(self, path)

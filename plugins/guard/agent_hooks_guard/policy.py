@@ -145,6 +145,7 @@ class Policy:
         self.links: dict[str, str] = {}
         self._protected: dict[str, tuple[frozenset[str], frozenset[str]] | None] = {}
         self._heads: dict[str, frozenset[str] | None] = {}
+        self._links_seen: dict[str, bool] = {}
         self.fork_bombs = "fork-bomb" in active
         self.paths_enabled = {"write": "protected-write" in active, "read": "protected-read" in active}
         self.agent_config_enabled = "agent-config" in active
@@ -190,6 +191,7 @@ class Policy:
     def _fresh(self) -> None:
         """Forget what was learnt about the file system and environment: a new decision."""
         self._covering, self._plane_env, self._free_dirs, self._protected, self._heads = {}, None, {}, {}, {}
+        self._links_seen = {}
         self.resolver = Resolver(self._spend_step)
         for name in ("write_paths", "read_paths", "agent_config_paths"):
             rules = self.__dict__.get(name)
@@ -257,6 +259,15 @@ class Policy:
         if cwd not in self._heads:
             self._heads[cwd] = plane.heads(cwd)
         return self._heads[cwd]
+
+    def is_link(self, path: str) -> bool:
+        """``os.path.islink``, remembered for the decision being made (arguments share their first
+        component: ``git add src/a src/b ...``)."""
+        got = self._links_seen.get(path)
+        if got is None:
+            self.work.spend(work.STEP)
+            got = self._links_seen[path] = os.path.islink(path)
+        return got
 
     def _plainly_free(self, path: str, cwd: str) -> bool:
         """A cheap proof that ``path`` is not protected: its directory (as written, with its parent

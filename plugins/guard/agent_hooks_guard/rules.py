@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from . import plane
+from . import plane, work
 from .effects import CHANGES, file_effects
 from .paths import broadness, is_relative, is_temporary
 from .shell import (
@@ -225,7 +225,7 @@ def nested_agent_change(cmd: Command) -> str | None:
         if k is None or k >= len(cmd.argv):
             return None
         # `HOME=... bash -c 'claude -p ...'`: the variables reach every program the script starts
-        host = next((h for h in map(plane.agent_program, _WORDS.split(cmd.argv[k])) if h), None)
+        host = next((h for h in map(plane.agent_program, dict.fromkeys(_WORDS.split(cmd.argv[k]))) if h), None)
         if host is None:
             return None
     what = f"a nested {host}" if host else "agent-hooks"
@@ -384,7 +384,7 @@ def _may_reach_the_plane(word: str, cwd: str, pol: Policy) -> bool:
     heads = pol.plane_heads(cwd)
     if heads is None:
         return True  # an older core: no set to narrow by
-    return first in heads or os.path.islink(os.path.join(cwd, first))
+    return first in heads or pol.is_link(os.path.join(cwd, first))
 
 
 _SUBSTITUTION = re.compile(r"\$\([^()]*\)|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
@@ -405,8 +405,9 @@ def _substituted_target(cmd: Command, pol: Policy) -> str | None:
         parts = [p for p in tail.split("/") if p]
         if "*" not in pattern or not tail.startswith("/") or not parts or any(c in tail for c in "?["):
             continue
+        pol.work.spend(work.DIRECTORY)
         exact = plane.exact_paths(pol.cwd_of(cmd))
-        for path in exact or ():
+        for path in sorted(exact or ()):  # the same example every time
             if fnmatch.fnmatchcase(path, pattern) or (
                     len(parts) > 1 and os.path.basename(path) == parts[0]
                     and fnmatch.fnmatchcase(os.path.join(path, *parts[1:]), pattern)):
@@ -566,6 +567,7 @@ def find_reaching_the_plane(cmd: Command, pol: Policy) -> str | None:
                     # -maxdepth N: find never looks deeper than N levels below its start
                     return deepest is None or os.path.relpath(path, start).count(os.sep) + 1 <= deepest
 
+                pol.work.spend(work.DIRECTORY)
                 for item_path, tree, kind in plane.below(start, cwd):
                     if not os.path.lexists(item_path) or not within(item_path):
                         continue

@@ -12,15 +12,15 @@ line is blocked as ``too-large``; what was found in the commands judged before i
 from __future__ import annotations
 
 #: units for judging one distinct simple command (every rule and spec it meets)
-COMMAND = 16
+COMMAND = 20
 #: and for each of its words and redirections
-WORD = 1
+WORD = 2
 #: units for one path matched against the protected patterns or the control plane
-PATH = 2
+PATH = 6
 #: units for one path checked against the control plane the long way (plane.covering: realpaths)
 DIRECTORY = 24
 #: units for one component of a path looked at on disk (an lstat: paths.Resolver)
-STEP = 1
+STEP = 2
 #: units for one glob expanded on the file system
 GLOB = 48
 #: units one command line may spend on judging: with the parse (at most ``shell.MAX_COMMANDS``
