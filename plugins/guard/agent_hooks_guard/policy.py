@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import shlex
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 
 #: rules that belong to no pack: they are about the analysis itself or about your own settings
 CORE_RULES = ("deny-commands", "control-plane")
+_OVER_BUDGET = ("it needs more analysis than one decision's work budget (words, commands, interpreter code, "
+                "paths looked up): only what came before was analysed")
 #: a ``$(...)`` body cut out by the parser (shell.extract_substitutions)
 _PLACEHOLDER = re.compile(r"__ahsub\d+__")
 _PATCH_PATHS = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$"
@@ -93,6 +96,8 @@ class Policy:
         self.cwd = cwd
         self.home = os.path.expanduser("~")
         self.max_bytes: int = int(c["max_command_bytes"])
+        # the work budgets are sized for the default size limit: a larger limit is more time accepted
+        self.work_scale = max(1.0, self.max_bytes / defaults.MAX_COMMAND_BYTES)
         disabled = set(c["disable_rules"])
         self.packs, self.pack_problems = all_packs(c["packs"])
         off_packs = set(c["disable_packs"]) | (set(defaults.OFF_BY_DEFAULT) - set(c.get("enable_packs", ())))
@@ -413,6 +418,18 @@ class Policy:
         return int(got)
 
     def check_command(self, text: str, branch: Callable[[], str | None] | None = None) -> Check:
+        # a decision allocates thousands of small objects (bounded by the work budget): a cyclic
+        # collection of the whole process started midway would double its time, so none runs
+        # during it (what it leaves is collected after, as usual)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._check_command(text, branch)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _check_command(self, text: str, branch: Callable[[], str | None] | None) -> Check:
         self._branch, self._branch_value = branch, None
         # the file system and settings may have changed since the last check
         self._fresh()
@@ -436,22 +453,27 @@ class Policy:
             bomb = fork_bomb(text)
             if bomb:
                 findings.append(bomb)
-        commands, truncated = parse_bounded(text)
+        # parsing (and the scripts written then run) and judging each have a budget of their own:
+        # however much the parse took, the commands it found are judged
+        self.work = work.Work(int(work.PARSE_BUDGET * self.work_scale))
+        commands, truncated = parse_bounded(text, work=self.work)
         self._track_cwd(commands)
         scripts = written_then_run(commands, self)
         if scripts:
             self._track_cwd(scripts)
             commands = [*commands, *scripts]
+        truncated = truncated or self.work.spent_out
         if truncated and "too-large" in self.active:
-            findings.append(Finding("too-large", f"more than {MAX_COMMANDS} simple commands: only the first "
-                                                 f"{MAX_COMMANDS} were analysed"))
+            findings.append(Finding("too-large", _OVER_BUDGET if self.work.spent_out else
+                                    f"more than {MAX_COMMANDS} simple commands: only the first "
+                                    f"{MAX_COMMANDS} were analysed"))
         lines: dict[Finding, str] = {}
         # a command line repeats its simple commands (a;a;a..., the same pipe stage, a loop body):
         # each distinct one, with what feeds it and where it runs, is judged once
         judged: dict[int, list[Finding]] = {}
         shapes: dict[tuple[object, ...], int] = {}
         out_of_work = False
-        self.work = work.Work()
+        self.work = work.Work(int(work.BUDGET * self.work_scale))
         for cmd in commands:
             line = " ".join(cmd.argv)
             if self.allow_commands and any(rx.search(line) for rx in self.allow_commands):
@@ -461,7 +483,8 @@ class Policy:
             if found is None:
                 found = []
                 try:
-                    self.work.spend(work.COMMAND + work.WORD * (len(cmd.argv) + len(cmd.redirects)))
+                    self.work.spend(work.COMMAND + work.WORD * (len(cmd.argv) + len(cmd.redirects))
+                                    + sum(map(len, cmd.argv)) // work.CHARS_PER_UNIT)
                     self.command_findings(cmd, found)
                 except work.OutOfWork:
                     out_of_work = True  # what this command showed before the budget ran out is still named
@@ -475,10 +498,8 @@ class Policy:
                     lines[f] = line
             if out_of_work:
                 break
-        if out_of_work and "too-large" in self.active:
-            findings.append(Finding("too-large", f"judging it needs more than the work budget "
-                                                 f"({work.BUDGET} units): only the commands before "
-                                                 f"{shlex.quote(line[:60])} were judged"))
+        if out_of_work and "too-large" in self.active and not truncated:
+            findings.append(Finding("too-large", _OVER_BUDGET))
         self.work = work.Work(1 << 62)
         if "strict" in self.off_packs:
             findings = _judged(findings, lines, commands)

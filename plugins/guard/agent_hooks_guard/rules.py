@@ -139,7 +139,7 @@ def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
         yield Finding("control-plane", f"runs agent-hooks with a command that weakens its policy "
                                        f"({' '.join(a for a in cmd.args[:3] if not a.startswith('-'))})")
         return
-    why = (our_env_change(cmd) or nested_agent_change(cmd) or installs_into_our_environment(cmd, pol)
+    why = (our_env_change(cmd) or nested_agent_change(cmd, pol) or installs_into_our_environment(cmd, pol)
            or find_reaching_the_plane(cmd, pol))
     if why:
         yield Finding("control-plane", why)
@@ -204,7 +204,7 @@ _ASSIGNS = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
 _WORDS = re.compile(r"[\s;&|()<>`$'\"]+")
 
 
-def nested_agent_change(cmd: Command) -> str | None:
+def nested_agent_change(cmd: Command, pol: Policy) -> str | None:
     """A nested agent (or our own CLI) started so that agent-hooks' hooks there are dropped or
     replaced: flags that leave out or replace the settings that hold them, variables that move
     where its configuration is read from or what code its processes load first, an emptied
@@ -225,7 +225,9 @@ def nested_agent_change(cmd: Command) -> str | None:
         if k is None or k >= len(cmd.argv):
             return None
         # `HOME=... bash -c 'claude -p ...'`: the variables reach every program the script starts
-        host = next((h for h in map(plane.agent_program, dict.fromkeys(_WORDS.split(cmd.argv[k]))) if h), None)
+        words = dict.fromkeys(_WORDS.split(cmd.argv[k]))
+        pol.work.spend(len(words) // 2)
+        host = next((h for h in map(plane.agent_program, words) if h), None)
         if host is None:
             return None
     what = f"a nested {host}" if host else "agent-hooks"

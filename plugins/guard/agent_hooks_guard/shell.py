@@ -23,7 +23,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from .indirect import Derived, derive, script_sources, static_output
+from .indirect import Derived, code_of, derive, script_sources, static_output
+from .work import PARSE_BUDGET, Work
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"})
 INTERPRETERS = frozenset({"python", "python2", "python3", "perl", "ruby", "node", "php", "pwsh", "lua"})
@@ -431,6 +432,13 @@ def extract_substitutions(text: str, bodies: dict[str, str]) -> str:
     return "".join(out)
 
 
+#: what parsing counts against the decision's work budget (work.py): a unit per this many words and
+#: operators, per simple command made, per this many characters of interpreter code read
+TOKENS_PER_UNIT = 1
+PARSE_COMMAND = 5
+#: and per text parsed (the command line, each substitution, script and function body)
+PARSE_TEXT = 4
+CODE_CHARS_PER_UNIT = 3
 #: tokens read and walked at a time (then to the next separator at the top level)
 _STRETCH = 256
 _OPENS = frozenset({"(", "<(", ">("})
@@ -453,10 +461,13 @@ class _Budget:
     """What one parse may still spend, and what it learnt on the way that later commands use: the
     aliases and functions defined earlier in the same command line."""
 
-    __slots__ = ("aliases", "allexport", "calling", "chars_left", "functions", "left", "tokens_left", "truncated")
+    __slots__ = ("aliases", "allexport", "calling", "chars_left", "functions", "left", "tokens_left", "truncated",
+                 "work")
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, work: Work | None = None) -> None:
         self.allexport = False  # `set -a` seen: every later assignment is exported
+        #: the decision's work budget (work.py), shared with the judging that follows
+        self.work = Work(PARSE_BUDGET) if work is None else work
         self.left = limit
         self.tokens_left = limit * MATCHES_PER_COMMAND
         self.chars_left = limit * CHARS_PER_COMMAND
@@ -465,11 +476,20 @@ class _Budget:
         self.functions: dict[str, str] = {}
         self.calling: set[str] = set()
 
+    def spend(self, units: int) -> bool:
+        """Count ``units`` of work; False (and the parse stops) when the budget is spent."""
+        self.work.left -= units
+        if self.work.left < 0:
+            self.truncated = self.work.spent_out = True
+            return False
+        return True
+
 
 #: a function definition: ``name() { body }``, ``function name { body }`` (the body ends at the first
 #: ``}``, bounded, as for fork bombs: linear in the text)
 _FUNCTION_DEF = re.compile(r"(?:\bfunction\s+([A-Za-z_][\w.-]{0,63})\s*(?:\(\s*\))?|(?<![\w.-])([A-Za-z_][\w.-]{0,63})"
                            r"\s*\(\s*\))\s*\{([^}]{0,4096})\}")
+_EMPTY_PARENS = re.compile(r"\(\s*\)")
 _POSITIONAL = re.compile(r"\$(?:\{([0-9@*#])\}|([0-9@*#]))")
 _PLAIN_WORD = re.compile(r"^[\w~./:@%+=,-]*$")
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
@@ -531,10 +551,11 @@ class _Parser:
     def parse(self, text: str) -> list[Command]:
         budget = self.budget
         budget.chars_left -= len(text)
-        if budget.chars_left < 0:
+        if budget.chars_left < 0 or not budget.spend(PARSE_TEXT):
             budget.truncated = True
             return self.commands
-        if "(" in text or "function" in text:
+        # the definition pattern tries every word of the text: only where one can be (`()`, `function`)
+        if "function" in text or _EMPTY_PARENS.search(text):
             for m in itertools.islice(_FUNCTION_DEF.finditer(text), 64):
                 budget.functions.setdefault(m.group(1) or m.group(2), m.group(3))
         text = extract_substitutions(_prepare(text), self.bodies)
@@ -547,6 +568,7 @@ class _Parser:
             tokens: list[str] = []
             depth = cut = whole = 0
             more = False
+            room = budget.work.left * TOKENS_PER_UNIT  # the words the work budget still pays for
             for m in matches:
                 kind = m.lastgroup
                 if kind == "word":
@@ -556,9 +578,12 @@ class _Parser:
                 else:
                     continue
                 budget.tokens_left -= 1
-                if budget.tokens_left < 0:
-                    # out of words: the complete commands before are still judged
+                if budget.tokens_left < 0 or len(tokens) >= room:
+                    # out of words or of work: the complete commands before are still judged
+                    # (the words are counted after: the commands they make are paid for first)
+                    budget.work.spent_out = budget.work.spent_out or budget.tokens_left >= 0
                     self._walk(tokens[:whole], 0, None)
+                    budget.work.left -= whole // TOKENS_PER_UNIT
                     budget.truncated = True
                     return self.commands
                 tokens.append(tok)
@@ -574,6 +599,8 @@ class _Parser:
                             break
                     elif depth == 0 and tok in ("|", "|&"):
                         whole = len(tokens)
+            if not budget.spend(len(tokens) // TOKENS_PER_UNIT):
+                return self.commands
             self._walk(tokens, 0, None)
         return self.commands
 
@@ -741,7 +768,7 @@ class _Parser:
     def _command(self, words: list[str], redirects: list[tuple[str, str]], feeders: list[Command],
                  subs: list[Command], via: str = "") -> Command | None:
         self.budget.left -= 1
-        if self.budget.left < 0:
+        if self.budget.left < 0 or not self.budget.spend(PARSE_COMMAND):
             self.budget.truncated = True
             return None
         expanded: list[str] = []
@@ -847,6 +874,9 @@ class _Parser:
             for d in script_sources(cmd, sources):
                 self._derived(d, wrappers)
         if argv and (argv[0] in DERIVING or argv[0].startswith("python") or "xargs" in wrappers):
+            # interpreter code is read by a dozen patterns (or parsed): it counts by its size
+            if not budget.spend(sum(map(len, code_of(cmd)[1])) // CODE_CHARS_PER_UNIT):
+                return cmd
             for d in derive(cmd):
                 self._derived(d, wrappers)
         return cmd
@@ -1025,9 +1055,11 @@ def parse(text: str) -> list[Command]:
     return _Parser({}, 0).parse(text)
 
 
-def parse_bounded(text: str, max_commands: int = MAX_COMMANDS) -> tuple[list[Command], bool]:
-    """:func:`parse`, stopping after ``max_commands`` simple commands: ``(commands, truncated)``."""
-    parser = _Parser({}, 0, budget=_Budget(max_commands))
+def parse_bounded(text: str, max_commands: int = MAX_COMMANDS, work: Work | None = None
+                  ) -> tuple[list[Command], bool]:
+    """:func:`parse`, stopping after ``max_commands`` simple commands or when ``work`` (the decision's
+    budget; a fresh one by default) is spent: ``(commands, truncated)``."""
+    parser = _Parser({}, 0, budget=_Budget(max_commands, work))
     commands = parser.parse(text)
     return commands, parser.budget.truncated
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 COMMAND = 20
 #: and for each of its words and redirections
 WORD = 2
+#: and a unit per this many characters of its words (rules read them: a script given to ``bash -c``)
+CHARS_PER_UNIT = 64
 #: units for one path matched against the protected patterns or the control plane
 PATH = 6
 #: units for one path checked against the control plane the long way (plane.covering: realpaths)
@@ -26,7 +28,9 @@ GLOB = 48
 #: units one command line may spend on judging: with the parse (at most ``shell.MAX_COMMANDS``
 #: simple commands), it keeps every decision under ~15 ms of CPU on the machine the guard README's
 #: table was measured on; an ordinary command line spends a few hundred
-BUDGET = 8000
+BUDGET = 4000
+#: units the parse of one command line may spend (shell.TOKENS_PER_UNIT, PARSE_COMMAND, CODE_CHARS_PER_UNIT)
+PARSE_BUDGET = 7000
 
 
 class OutOfWork(Exception):

@@ -96,7 +96,7 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
             # mysql < q.sql, redis-cli < cmds.txt: judged as if the text written were given inline
             # (an interpreter reading its script from it is parsed as one, its code analysed too)
             text = fed if cmd.name in SHELLS else f"{shlex.join(cmd.argv)} <<< {shlex.quote(fed)}"
-            found, _ = parse_bounded(text, min(SCRIPT_COMMANDS, left))
+            found, _ = parse_bounded(text, min(SCRIPT_COMMANDS, left), pol.work)
             scripts += 1
             left -= len(found) + 1
             for c in found:
@@ -116,9 +116,9 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
         via = f"{run[0]}, written earlier in the same command"
         limit = min(SCRIPT_COMMANDS, left)
         if how == "shell":
-            found, _ = parse_bounded(text, limit)
+            found, _ = parse_bounded(text, limit, pol.work)
         else:
-            found, _ = parse_bounded(f"{how} {_CODE_FLAG.get(how, '-e')} {shlex.quote(text)}", limit)
+            found, _ = parse_bounded(f"{how} {_CODE_FLAG.get(how, '-e')} {shlex.quote(text)}", limit, pol.work)
             found = found[1:]  # the interpreter itself is the command already judged
         left -= len(found) + 1
         for c in found:
