@@ -66,6 +66,8 @@ class Check:
     """for shell findings: the simple command (wrappers removed) each came from, for allow_commands"""
     commands: list[Command] = field(default_factory=list)
     """for shell checks: every simple command judged (``guard explain`` shows their effects)"""
+    units: tuple[int, int] = (0, 0)
+    """for shell checks: the work units (work.py) the parse and the judging spent"""
 
     @property
     def reason(self) -> str:
@@ -462,6 +464,7 @@ class Policy:
         if scripts:
             self._track_cwd(scripts)
             commands = [*commands, *scripts]
+        parsed = int(work.PARSE_BUDGET * self.work_scale) - self.work.left
         truncated = truncated or self.work.spent_out
         if truncated and "too-large" in self.active:
             findings.append(Finding("too-large", _OVER_BUDGET if self.work.spent_out else
@@ -500,6 +503,7 @@ class Policy:
                 break
         if out_of_work and "too-large" in self.active and not truncated:
             findings.append(Finding("too-large", _OVER_BUDGET))
+        units = (parsed, int(work.BUDGET * self.work_scale) - self.work.left)
         self.work = work.Work(1 << 62)
         if "strict" in self.off_packs:
             findings = _judged(findings, lines, commands)
@@ -507,7 +511,7 @@ class Policy:
             ran = download_then_run(commands)
             if ran and ran not in findings:
                 findings.append(ran)
-        return Check("shell", subject, findings, lines, commands)
+        return Check("shell", subject, findings, lines, commands, units)
 
     def check_path(self, path: str, write: bool) -> Check:
         self._fresh()
