@@ -62,7 +62,8 @@ def fork_bomb(text: str) -> Finding | None:
     Found by plain string search from each ``(){`` / ``function`` (the body ends at the next
     ``}``), never by a back-referencing regex, so the cost is linear in the text whatever it holds.
     """
-    squashed = _BLANKS.sub("", text) if "(" in text or "function" in text else ""
+    # a bomb needs a body in braces: without one, no pass over the text
+    squashed = _BLANKS.sub("", text) if "{" in text and ("(" in text or "function" in text) else ""
     pos = squashed.find("(){")
     while pos >= 0:
         m = _NAME_TAIL.search(squashed, max(0, pos - 64), pos)

@@ -65,7 +65,8 @@ def _runs(cmd: Command) -> tuple[str, str] | None:
 
 def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
     """The commands of scripts written earlier in ``commands`` and run later in them."""
-    written: dict[str, str | None] = {}
+    # the pieces each file was given (appended to in place: joined only when a file is read)
+    written: dict[str, list[str] | None] = {}
     out: list[Command] = []
     scripts = 0
     left = MAX_COMMANDS - len(commands)  # scripts share the command line's budget of simple commands
@@ -85,9 +86,9 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
                     continue
                 before = written.get(path)
                 if _WRITES[op] and before is not None and text is not None:
-                    written[path] = before + "\n" + text
+                    before.append(text)
                 else:
-                    written[path] = text
+                    written[path] = None if text is None else [text]
         if not written or scripts >= MAX_SCRIPTS or left <= 0:
             continue
         read = _reads_written(cmd, written, pol)
@@ -108,9 +109,10 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
         if run is None:
             continue
         path = pol.expand(run[0], pol.cwd_of(cmd))
-        if path not in written or written[path] is None:
+        pieces = written.get(path) if path is not None else None
+        if pieces is None:
             continue
-        text = str(written[path])
+        text = "\n".join(pieces)
         how = run[1] or _by_first_line(text)
         scripts += 1
         via = f"{run[0]}, written earlier in the same command"
@@ -128,14 +130,14 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
     return out
 
 
-def _reads_written(cmd: Command, written: dict[str, str | None], pol: Policy) -> tuple[str, str] | None:
+def _reads_written(cmd: Command, written: dict[str, list[str] | None], pol: Policy) -> tuple[str, str] | None:
     """``(file, text)`` of a file written earlier that ``cmd`` reads on stdin (``< FILE``)."""
     for op, t in cmd.redirects:
         if op == "<" and t:
             path = pol.expand(t, pol.cwd_of(cmd))
-            text = written.get(path) if path is not None else None
-            if text is not None:
-                return t, text
+            pieces = written.get(path) if path is not None else None
+            if pieces is not None:
+                return t, "\n".join(pieces)
     return None
 
 
