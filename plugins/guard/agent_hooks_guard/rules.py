@@ -227,7 +227,7 @@ def nested_agent_change(cmd: Command, pol: Policy) -> str | None:
             return None
         # `HOME=... bash -c 'claude -p ...'`: the variables reach every program the script starts
         words = dict.fromkeys(_WORDS.split(cmd.argv[k]))
-        pol.work.spend(len(words) // 2)
+        pol.work.spend(len(words))
         host = next((h for h in map(plane.agent_program, words) if h), None)
         if host is None:
             return None

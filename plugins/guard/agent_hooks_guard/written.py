@@ -52,15 +52,16 @@ def _runs(cmd: Command) -> tuple[str, str] | None:
     name = cmd.name
     if "/" in raw0 and not raw0.startswith(("/usr/", "/bin/", "/sbin/")):
         return raw0, ""
+    if name in SHELLS or name in ("source", "."):
+        how = "shell"
+    else:
+        how = language(name) or "awk"
+        if how == "awk":
+            return None
     positional = [a for a in cmd.args if not a.startswith("-")]
     if not positional or any(a in ("-c", "-e", "-r", "-m") for a in cmd.args):
         return None
-    if name in SHELLS or name in ("source", "."):
-        return positional[0], "shell"
-    lang = language(name)
-    if lang and lang != "awk":
-        return positional[0], lang
-    return None
+    return positional[0], how
 
 
 def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
