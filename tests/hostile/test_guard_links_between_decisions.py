@@ -5,13 +5,14 @@ same command (or tool call) must be blocked."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from agent_hooks_guard.policy import Policy, resolve
+from agent_hooks_guard.policy import Check, Policy, resolve
 
 #: (what the link points into, relative to HOME; the check; the rule that must fire)
-ROWS = [
+ROWS: list[tuple[str, Callable[[Policy], Check], str]] = [
     (".ssh", lambda pol: pol.check_command("cat x/notes"), "protected-read"),
     (".ssh", lambda pol: pol.check_tool("read", {"path": "x/notes"}), "protected-read"),
     (".ssh", lambda pol: pol.check_command("echo k > x/authorized_keys"), "protected-write"),
@@ -21,7 +22,7 @@ ROWS = [
 
 @pytest.mark.parametrize(("into", "check", "rule"), ROWS, ids=[f"{r[0]}-{r[2]}-{i}" for i, r in enumerate(ROWS)])
 def test_a_link_made_after_a_decision_is_seen_by_the_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                          into: str, check: object, rule: str) -> None:
+                                                          into: str, check: Callable[[Policy], Check], rule: str) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     (home / into).mkdir(parents=True)
     project.mkdir()
@@ -30,9 +31,9 @@ def test_a_link_made_after_a_decision_is_seen_by_the_next(tmp_path: Path, monkey
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     pol = Policy(resolve(None), str(project))
     (project / "x").mkdir()
-    before = check(pol)  # type: ignore[operator]
+    before = check(pol)
     assert rule not in {f.rule for f in before.findings}
     (project / "x").rmdir()
     (project / "x").symlink_to(home / into)
-    after = check(pol)  # type: ignore[operator]
+    after = check(pol)
     assert rule in {f.rule for f in after.findings}, after.reason
