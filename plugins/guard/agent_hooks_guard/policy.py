@@ -428,6 +428,7 @@ class Policy:
         try:
             return self._check_command(text, branch)
         finally:
+            self.work = work.Work(1 << 62)
             if collecting:
                 gc.enable()
 

@@ -552,7 +552,7 @@ class _Parser:
         budget = self.budget
         budget.chars_left -= len(text)
         if budget.chars_left < 0 or not budget.spend(PARSE_TEXT):
-            budget.truncated = True
+            budget.truncated = budget.work.spent_out = True
             return self.commands
         # the definition pattern tries every word of the text: only where one can be (`()`, `function`)
         if "function" in text or _EMPTY_PARENS.search(text):
@@ -581,7 +581,7 @@ class _Parser:
                 if budget.tokens_left < 0 or len(tokens) >= room:
                     # out of words or of work: the complete commands before are still judged
                     # (the words are counted after: the commands they make are paid for first)
-                    budget.work.spent_out = budget.work.spent_out or budget.tokens_left >= 0
+                    budget.work.spent_out = True
                     self._walk(tokens[:whole], 0, None)
                     budget.work.left -= whole // TOKENS_PER_UNIT
                     budget.truncated = True
@@ -777,7 +777,7 @@ class _Parser:
             value = budget.aliases[words[0]]
             budget.chars_left -= len(value)  # every use is read again: it counts like nested text
             if budget.chars_left < 0:
-                budget.truncated = True
+                budget.truncated = budget.work.spent_out = True
                 return None
             words = [*tokenize(value), *words[1:]]
         ifs = self.env.get("IFS")
