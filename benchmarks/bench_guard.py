@@ -135,7 +135,7 @@ def table(quick: bool) -> str:
     load = f", load average {os.getloadavg()[0]:.1f} while measuring" if hasattr(os, "getloadavg") else ""
     machine = f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs{load}"
     runs = ", ".join(f"{label}: {RUNS[size]}" for label, size in SIZES)
-    return "\n".join([*rows, "", f"The heaviest inputs of the tests ({3 if quick else 30} runs each):", "", heavy_table(quick), "",
+    return "\n".join([*rows, "", f"The heaviest inputs of the tests and the worst found by profiling ({3 if quick else 30} runs each):", "", heavy_table(quick), "",
                       f"Measured with `python benchmarks/bench_guard.py` ({machine}; runs per row: {runs})."])
 
 
