@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 #: rules that belong to no pack: they are about the analysis itself or about your own settings
 CORE_RULES = ("deny-commands", "control-plane")
 _OVER_BUDGET = ("it needs more analysis than one decision's work budget (words, commands, interpreter code, "
-                "paths looked up): only what came before was analysed")
+                "paths looked up): only what came before was analysed; split it into smaller commands")
 #: a ``$(...)`` body cut out by the parser (shell.extract_substitutions)
 _PLACEHOLDER = re.compile(r"__ahsub\d+__")
 _PATCH_PATHS = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$"

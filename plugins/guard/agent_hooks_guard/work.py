@@ -28,7 +28,7 @@ GLOB = 48
 #: units one command line may spend on judging: with the parse (at most ``shell.MAX_COMMANDS``
 #: simple commands), it keeps every decision under ~15 ms of CPU on the machine the guard README's
 #: table was measured on; an ordinary command line spends a few hundred
-BUDGET = 3500
+BUDGET = 5000
 #: units the parse of one command line may spend (shell.TOKENS_PER_UNIT, PARSE_COMMAND, CODE_CHARS_PER_UNIT)
 PARSE_BUDGET = 7000
 
