@@ -35,8 +35,9 @@ _MIXED = ("git status && echo \"$(date)\" | tee -a log.txt; python3 -c 'print(1)
           "grep -rn 'TODO' src | sort | uniq -c; ")
 
 
-#: the heaviest inputs of tests/plugins (each within the 64 KiB limit or cut to it): the decision must
-#: stay within 20 ms of CPU and, when a dangerous command is among the first 1,000, name its rule
+#: the heaviest inputs of tests/plugins and the worst found by profiling (each within the 64 KiB limit
+#: or cut to it): the decision must stay within 20 ms of CPU and, when a dangerous command is among
+#: what was analysed, name its rule
 _WORDS = ["git", "ls", "cat", "echo", "grep", "sed", "cp", "mv", "rm", "tee", "curl", "python3", "npm", "make"]
 HEAVY = [
     ("100,000-deep `$(`", "echo $(" * 100_000 + "ls" + ")" * 100_000),
@@ -49,7 +50,21 @@ HEAVY = [
     ("1,000 distinct commands with writes",
      "; ".join(f"{w} -x{i} file{i}.txt > out{i}.log" for i, w in zip(range(1200), _WORDS * 100, strict=False))),
     ("`rm -rf ~` then 1,200 commands", "rm -rf ~; " + "true; " * 1_200),
+    ("`rm -rf ~` then 1,200 distinct writes", "rm -rf ~; " + "; ".join(f"echo x > /tmp/d{i}/o{i}" for i in range(1_200))),
     ("1 MB mixed", ""),
+    ("10,000 paths to one `chmod`", "chmod 644 " + " ".join(f"f{i}" for i in range(10_000))),
+    ("6,000 paths in as many directories", "rm -f " + " ".join(f"/tmp/d{i}/f{i}" for i in range(6_000))),
+    ("1,000 distinct programs", "; ".join(f"prog{i} --opt /tmp/p{i}" for i in range(1_000))),
+    ("1,000 distinct `find -exec`", "; ".join(f"find /tmp/d{i} -name x -exec rm {{}} +" for i in range(1_000))),
+    ("`bash -c` of 1,000 distinct commands",
+     "bash -c '" + "; ".join(f"p{i} /tmp/d{i}/x > /tmp/o{i}" for i in range(1_000)) + "'"),
+    ("`bash -c` of 8,000 distinct words", "bash -c 'echo " + " ".join(f"w{i}" for i in range(8_000)) + "'"),
+    ("interpreters nested, 300 times",
+     "python3 -c \"import os; os.system('bash -c \\\"perl -e 1\\\"')\"; " * 300),
+    ("Perl heredoc, 58 KB", "perl <<'EOF'\n" + "my $x = join(',', 'a', 'b');\n" * 2_000 + "EOF\n"),
+    ("Node heredoc, 62 KB", "node <<'EOF'\n" + "const x = ['a','b'].join(',');\n" * 2_000 + "EOF\n"),
+    ("Ruby heredoc, 60 KB", "ruby <<'EOF'\n" + "x = ['a','b'].join(',')\n" * 2_500 + "EOF\n"),
+    ("Python heredoc, 16 KB", "python3 - <<'EOF'\n" + "import os\nx = os.path.join('a', 'b')\n" * 450 + "EOF\n"),
 ]
 
 
@@ -120,7 +135,7 @@ def table(quick: bool) -> str:
     load = f", load average {os.getloadavg()[0]:.1f} while measuring" if hasattr(os, "getloadavg") else ""
     machine = f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs{load}"
     runs = ", ".join(f"{label}: {RUNS[size]}" for label, size in SIZES)
-    return "\n".join([*rows, "", f"The heaviest inputs of the tests ({3 if quick else 30} runs each):", "", heavy_table(quick), "",
+    return "\n".join([*rows, "", f"The heaviest inputs of the tests and the worst found by profiling ({3 if quick else 30} runs each):", "", heavy_table(quick), "",
                       f"Measured with `python benchmarks/bench_guard.py` ({machine}; runs per row: {runs})."])
 
 

@@ -34,7 +34,8 @@ RULES: dict[str, str] = {
                     "guard off)",
     "dynamic-exec": "text built at run time and executed (eval \"$(...)\", exec(b64decode(...)), $(cmd) as a "
                     "command name): decided by policy, never analysed",
-    "too-large": "a command over `max_command_bytes`: only a prefix is analysed, and the command is blocked",
+    "too-large": "a command over `max_command_bytes`, over 1,000 simple commands or over a decision's work "
+                 "budget: only a prefix is analysed, and the command is blocked",
     "pack-error": "an installed rule pack (entry point agent_hooks_guard.packs) failed to load: commands fail closed",
     "unreadable-command": "a shell tool's command that is neither text nor a list of words (fails closed)",
     "powershell": "PowerShell: Remove-Item -Recurse of a broad path, Format-Volume, Stop-Computer, iex (iwr ...)",

@@ -84,6 +84,15 @@ def exact_paths(cwd: str, env: Mapping[str, str] | None = None) -> frozenset[str
     return frozenset(p.path for p in core.protected_paths(cwd=cwd, env=env))
 
 
+def protected_sets(cwd: str, env: Mapping[str, str] | None = None) -> tuple[frozenset[str], frozenset[str]] | None:
+    """``(every protected path, the roots of protected trees)``, or None without the core's set."""
+    core = _core()
+    if core is None:
+        return None
+    items = core.protected_paths(cwd=cwd, env=env)
+    return frozenset(p.path for p in items), frozenset(p.path for p in items if p.tree)
+
+
 def heads(cwd: str) -> frozenset[str] | None:
     """The names in ``cwd`` that are, or lead to, a protected path (None without the core's set)."""
     core = _core()

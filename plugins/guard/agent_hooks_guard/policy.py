@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import shlex
@@ -10,8 +11,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from . import defaults, plane
-from .paths import PathRules, expand
+from . import defaults, plane, work
+from .paths import PathRules, Resolver, expand
 from .rules import (
     GATES,
     RULES,
@@ -35,6 +36,10 @@ if TYPE_CHECKING:
 
 #: rules that belong to no pack: they are about the analysis itself or about your own settings
 CORE_RULES = ("deny-commands", "control-plane")
+_OVER_BUDGET = ("it needs more analysis than one decision's work budget (words, commands, interpreter code, "
+                "paths looked up): only what came before was analysed; split it into smaller commands")
+#: a ``$(...)`` body cut out by the parser (shell.extract_substitutions)
+_PLACEHOLDER = re.compile(r"__ahsub\d+__")
 _PATCH_PATHS = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$"
                           r"|^\+\+\+ (?:[ab]/)?(.+?)(?:\t.*)?$", re.M)
 
@@ -61,6 +66,8 @@ class Check:
     """for shell findings: the simple command (wrappers removed) each came from, for allow_commands"""
     commands: list[Command] = field(default_factory=list)
     """for shell checks: every simple command judged (``guard explain`` shows their effects)"""
+    units: tuple[int, int] = (0, 0)
+    """for shell checks: the work units (work.py) the parse and the judging spent"""
 
     @property
     def reason(self) -> str:
@@ -91,6 +98,8 @@ class Policy:
         self.cwd = cwd
         self.home = os.path.expanduser("~")
         self.max_bytes: int = int(c["max_command_bytes"])
+        # the work budgets are sized for the default size limit: a larger limit is more time accepted
+        self.work_scale = max(1.0, self.max_bytes / defaults.MAX_COMMAND_BYTES)
         disabled = set(c["disable_rules"])
         self.packs, self.pack_problems = all_packs(c["packs"])
         off_packs = set(c["disable_packs"]) | (set(defaults.OFF_BY_DEFAULT) - set(c.get("enable_packs", ())))
@@ -136,10 +145,14 @@ class Policy:
         self._expanded: dict[str, str | None] = {}
         self._covering: dict[tuple[str, str, bool], plane.Covered | None] = {}
         self._plane_env: dict[str, str] | None = None
-        self._free_dirs: dict[tuple[str, str, bool], str | None] = {}
+        self._free_dirs: dict[tuple[str, str], str | None] = {}
+        #: symlinks resolved for the decision being made (made afresh for each: the disk changes)
+        self.resolver = Resolver(self._spend_step)
         #: symlinks the command line being checked makes (``ln -s``): link path -> what it points to
         self.links: dict[str, str] = {}
-        self._exact: dict[str, frozenset[str]] = {}
+        self._protected: dict[str, tuple[frozenset[str], frozenset[str]] | None] = {}
+        self._heads: dict[str, frozenset[str] | None] = {}
+        self._links_seen: dict[str, bool] = {}
         self.fork_bombs = "fork-bomb" in active
         self.paths_enabled = {"write": "protected-write" in active, "read": "protected-read" in active}
         self.agent_config_enabled = "agent-config" in active
@@ -153,21 +166,44 @@ class Policy:
         self.tools = {kind: {t.lower() for t in c[f"{kind}_tools"]} for kind in ("shell", "write", "read", "fetch")}
         self._branch: Callable[[], str | None] | None = None
         self._branch_value: tuple[str | None] | None = None
+        #: what the decision being made may still spend (work.py); outside one, unbounded
+        self.work = work.Work(1 << 62)
 
     # the matchers compile on first use: a bridge process handles one event and needs one of them
 
     @cached_property
     def write_paths(self) -> PathRules:
-        return PathRules(self._config["protect_write"], self._config["allow_write"], self.home)
+        return self._path_rules(self._config["protect_write"], self._config["allow_write"])
 
     @cached_property
     def read_paths(self) -> PathRules:
-        return PathRules(self._config["protect_read"], self._config["allow_read"], self.home)
+        return self._path_rules(self._config["protect_read"], self._config["allow_read"])
 
     @cached_property
     def agent_config_paths(self) -> PathRules:
         # agent-hooks' own files are the control plane's (plane.covering): here only the hosts' hook files
-        return PathRules(list(self._config["protect_agent_config"]), [], self.home)
+        return self._path_rules(list(self._config["protect_agent_config"]), [])
+
+    def _path_rules(self, protect: list[str], allow: list[str]) -> PathRules:
+        rules = PathRules(protect, allow, self.home, self._spend_path)
+        rules.fresh(self.resolver)
+        return rules
+
+    def _spend_path(self) -> None:
+        self.work.spend(work.PATH)
+
+    def _spend_step(self) -> None:
+        self.work.spend(work.STEP)
+
+    def _fresh(self) -> None:
+        """Forget what was learnt about the file system and environment: a new decision."""
+        self._covering, self._plane_env, self._free_dirs, self._protected, self._heads = {}, None, {}, {}, {}
+        self._links_seen = {}
+        self.resolver = Resolver(self._spend_step)
+        for name in ("write_paths", "read_paths", "agent_config_paths"):
+            rules = self.__dict__.get(name)
+            if rules is not None:
+                rules.fresh(self.resolver)
 
     @cached_property
     def urls(self) -> UrlRules:
@@ -213,34 +249,57 @@ class Policy:
         key = (path, cwd, recursive)
         memo = self._covering
         if key not in memo:
+            self.work.spend(work.PATH)
             if len(memo) > 4096:
                 memo.clear()
             if self._plane_env is None:
                 self._plane_env = plane.relevant_env()
-            memo[key] = None if not recursive and self._plainly_free(path, cwd) else plane.covering(
-                path, cwd, self._plane_env, recursive=recursive)
+            if not recursive and self._plainly_free(path, cwd):
+                memo[key] = None
+            else:
+                self.work.spend(work.DIRECTORY)
+                memo[key] = plane.covering(path, cwd, self._plane_env, recursive=recursive)
         return memo[key]
 
+    def plane_heads(self, cwd: str) -> frozenset[str] | None:
+        """``plane.heads``, remembered for the decision being made."""
+        if cwd not in self._heads:
+            self._heads[cwd] = plane.heads(cwd)
+        return self._heads[cwd]
+
+    def is_link(self, path: str) -> bool:
+        """``os.path.islink``, remembered for the decision being made (arguments share their first
+        component: ``git add src/a src/b ...``)."""
+        got = self._links_seen.get(path)
+        if got is None:
+            self.work.spend(work.STEP)
+            got = self._links_seen[path] = os.path.islink(path)
+        return got
+
     def _plainly_free(self, path: str, cwd: str) -> bool:
-        """A cheap proof that ``path`` is not protected: its directory (as written and resolved) is in
-        no protected tree, it is no symlink, and neither it nor its resolved twin is a protected
-        path itself. One look-up per directory instead of one per file: a line of a thousand
-        writes costs a thousand ``lstat`` calls, not a thousand protected-set look-ups."""
+        """A cheap proof that ``path`` is not protected: its directory (as written, with its parent
+        resolved, and resolved) is in no protected tree, it is no symlink, and neither it nor its
+        resolved twin is a protected path itself. A prefix look-up in the protected set per
+        directory, and one ``lstat`` per directory and per file (paths.Resolver), instead of a
+        ``realpath`` of every component of every path."""
         parent, base = os.path.split(path)
-        if not base or not parent.startswith("/"):
+        if not base or not parent.startswith("/") or "//" in path or "/." in path:
             return False
-        key = (parent, cwd, True)
+        if cwd not in self._protected:
+            self._protected[cwd] = plane.protected_sets(cwd, self._plane_env)
+        sets = self._protected[cwd]
+        if sets is None:
+            return False  # an older core: plane.covering decides
+        exact, trees = sets
+        key = (parent, cwd)
         real = self._free_dirs.get(key, "")
         if real == "":
-            covered = plane.covering(parent, cwd, self._plane_env)
-            real = None if covered is not None else os.path.realpath(parent)
+            up, name = os.path.split(parent)
+            names = (parent, os.path.join(self.resolver.real_dir(up), name) if name else parent,
+                     self.resolver.real_dir(parent))
+            real = None if any(_in_tree(n, trees) or n in exact for n in names) else names[2]
             self._free_dirs[key] = real
-        if real is None:
-            return False
-        exact = self._exact.get(cwd)
-        if exact is None:
-            exact = self._exact[cwd] = plane.exact_paths(cwd, self._plane_env) or frozenset({"<no core>"})
-        if "<no core>" in exact or path in exact or os.path.join(real, base) in exact:
+        if real is None or path in exact or os.path.join(real, base) in exact:
             return False
         return not os.path.islink(path)
 
@@ -274,6 +333,7 @@ class Policy:
         import glob
         import itertools
 
+        self.work.spend(work.GLOB)
         out = [path.split("*")[0].split("?")[0].split("[")[0].rstrip("/") or "/"]
         out += itertools.islice(glob.iglob(path), 64)
         return out
@@ -325,9 +385,10 @@ class Policy:
             self._plan[key] = plan
         return plan
 
-    def command_findings(self, cmd: Command) -> list[Finding]:
-        """What the active rules say about one simple command (allow_commands already applied)."""
-        found: list[Finding] = []
+    def command_findings(self, cmd: Command, found: list[Finding] | None = None) -> list[Finding]:
+        """What the active rules say about one simple command (allow_commands already applied),
+        added to ``found`` as they come (when the work budget runs out midway, what was found stays)."""
+        found = [] if found is None else found
         for rule in self._rules_for(cmd):
             for f in rule(cmd, self):
                 if f not in found:
@@ -351,13 +412,30 @@ class Policy:
                 parts.append(tuple(ids))
             key = (tuple(cmd.argv), tuple(cmd.raw), tuple(cmd.redirects), tuple(cmd.wrappers), cmd.via,
                    self.cwd_of(cmd), *parts)
+            if "__ahsub" in repr(key[:3]):
+                # a substitution's placeholder is numbered where it was cut out (`echo "$(date)"` again
+                # and again is a new number each time): what it stands for is in the subs' shapes
+                key = tuple(_PLACEHOLDER.sub("__ahsub__", repr(k)) if j < 3 else k for j, k in enumerate(key))
             got = cmd.memo["shape"] = shapes.setdefault(key, len(shapes))
         return int(got)
 
     def check_command(self, text: str, branch: Callable[[], str | None] | None = None) -> Check:
+        # a decision allocates thousands of small objects (bounded by the work budget): a cyclic
+        # collection of the whole process started midway would double its time, so none runs
+        # during it (what it leaves is collected after, as usual)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._check_command(text, branch)
+        finally:
+            self.work = work.Work(1 << 62)
+            if collecting:
+                gc.enable()
+
+    def _check_command(self, text: str, branch: Callable[[], str | None] | None) -> Check:
         self._branch, self._branch_value = branch, None
         # the file system and settings may have changed since the last check
-        self._covering, self._plane_env, self._free_dirs, self._exact = {}, None, {}, {}
+        self._fresh()
         self.links = {}
         findings: list[Finding] = []
         subject = text
@@ -378,20 +456,28 @@ class Policy:
             bomb = fork_bomb(text)
             if bomb:
                 findings.append(bomb)
-        commands, truncated = parse_bounded(text)
+        # parsing (and the scripts written then run) and judging each have a budget of their own:
+        # however much the parse took, the commands it found are judged
+        self.work = work.Work(int(work.PARSE_BUDGET * self.work_scale))
+        commands, truncated = parse_bounded(text, work=self.work)
         self._track_cwd(commands)
         scripts = written_then_run(commands, self)
         if scripts:
             self._track_cwd(scripts)
             commands = [*commands, *scripts]
+        parsed = int(work.PARSE_BUDGET * self.work_scale) - self.work.left
+        truncated = truncated or self.work.spent_out
         if truncated and "too-large" in self.active:
-            findings.append(Finding("too-large", f"more than {MAX_COMMANDS} simple commands: only the first "
-                                                 f"{MAX_COMMANDS} were analysed"))
+            findings.append(Finding("too-large", _OVER_BUDGET if self.work.spent_out else
+                                    f"more than {MAX_COMMANDS} simple commands: only the first "
+                                    f"{MAX_COMMANDS} were analysed"))
         lines: dict[Finding, str] = {}
         # a command line repeats its simple commands (a;a;a..., the same pipe stage, a loop body):
         # each distinct one, with what feeds it and where it runs, is judged once
         judged: dict[int, list[Finding]] = {}
         shapes: dict[tuple[object, ...], int] = {}
+        out_of_work = False
+        self.work = work.Work(int(work.BUDGET * self.work_scale))
         for cmd in commands:
             line = " ".join(cmd.argv)
             if self.allow_commands and any(rx.search(line) for rx in self.allow_commands):
@@ -399,8 +485,14 @@ class Policy:
             shape = self._shape(cmd, shapes)
             found = judged.get(shape) if shape is not None else None
             if found is None:
-                found = self.command_findings(cmd)
-                if shape is not None:
+                found = []
+                try:
+                    self.work.spend(work.COMMAND + work.WORD * (len(cmd.argv) + len(cmd.redirects))
+                                    + sum(map(len, cmd.argv)) // work.CHARS_PER_UNIT)
+                    self.command_findings(cmd, found)
+                except work.OutOfWork:
+                    out_of_work = True  # what this command showed before the budget ran out is still named
+                if shape is not None and not out_of_work:
                     judged[shape] = found
             for f in found:
                 if cmd.via and f.rule not in ("dynamic-exec", "nesting"):
@@ -408,15 +500,22 @@ class Policy:
                 if f not in findings:
                     findings.append(f)
                     lines[f] = line
+            if out_of_work:
+                break
+        if out_of_work and "too-large" in self.active and not truncated:
+            findings.append(Finding("too-large", _OVER_BUDGET))
+        units = (parsed, int(work.BUDGET * self.work_scale) - self.work.left)
+        self.work = work.Work(1 << 62)
         if "strict" in self.off_packs:
             findings = _judged(findings, lines, commands)
         if "pipe-to-shell" in self.active:
             ran = download_then_run(commands)
             if ran and ran not in findings:
                 findings.append(ran)
-        return Check("shell", subject, findings, lines, commands)
+        return Check("shell", subject, findings, lines, commands, units)
 
     def check_path(self, path: str, write: bool) -> Check:
+        self._fresh()
         kind = "write" if write else "read"
         check = Check(kind, path)
         full = expand(path, self.cwd, self.home) or path
@@ -480,6 +579,17 @@ class Policy:
         if self.redactor is None:
             return text, []
         return self.redactor.redact(text)
+
+
+def _in_tree(path: str, trees: frozenset[str]) -> bool:
+    """Whether ``path`` (absolute, normalised) is the root of one of ``trees`` or below one."""
+    while True:
+        if path in trees:
+            return True
+        up = os.path.dirname(path)
+        if up == path:
+            return False
+        path = up
 
 
 def _stashed_before(line: str, commands: list[Command]) -> bool:

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from . import plane
+from . import plane, work
 from .effects import CHANGES, file_effects
 from .paths import broadness, is_relative, is_temporary
 from .shell import (
@@ -62,7 +62,8 @@ def fork_bomb(text: str) -> Finding | None:
     Found by plain string search from each ``(){`` / ``function`` (the body ends at the next
     ``}``), never by a back-referencing regex, so the cost is linear in the text whatever it holds.
     """
-    squashed = _BLANKS.sub("", text) if "(" in text or "function" in text else ""
+    # a bomb needs a body in braces: without one, no pass over the text
+    squashed = _BLANKS.sub("", text) if "{" in text and ("(" in text or "function" in text) else ""
     pos = squashed.find("(){")
     while pos >= 0:
         m = _NAME_TAIL.search(squashed, max(0, pos - 64), pos)
@@ -139,7 +140,7 @@ def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
         yield Finding("control-plane", f"runs agent-hooks with a command that weakens its policy "
                                        f"({' '.join(a for a in cmd.args[:3] if not a.startswith('-'))})")
         return
-    why = (our_env_change(cmd) or nested_agent_change(cmd) or installs_into_our_environment(cmd, pol)
+    why = (our_env_change(cmd) or nested_agent_change(cmd, pol) or installs_into_our_environment(cmd, pol)
            or find_reaching_the_plane(cmd, pol))
     if why:
         yield Finding("control-plane", why)
@@ -152,7 +153,8 @@ def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
     # a recursive change reaches what is below its target too; a broad target is rm-broad's to judge,
     # and find -delete's filters decide what it reaches (find_reaching_the_plane)
     changes = [(e.target, e.recursive and e.how != "find -delete") for e in file_effects(cmd) if e.kind in CHANGES]
-    changes += [(t, False) for t in write_targets(cmd) if all(t != c for c, _ in changes)]
+    named = {c for c, _ in changes}
+    changes += [(t, False) for t in write_targets(cmd) if t not in named]
     for t, recursive in changes:
         for cwd in pol.cwds(cmd):
             deep = recursive and not broadness(t, cwd, pol.home)
@@ -203,7 +205,7 @@ _ASSIGNS = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
 _WORDS = re.compile(r"[\s;&|()<>`$'\"]+")
 
 
-def nested_agent_change(cmd: Command) -> str | None:
+def nested_agent_change(cmd: Command, pol: Policy) -> str | None:
     """A nested agent (or our own CLI) started so that agent-hooks' hooks there are dropped or
     replaced: flags that leave out or replace the settings that hold them, variables that move
     where its configuration is read from or what code its processes load first, an emptied
@@ -224,7 +226,9 @@ def nested_agent_change(cmd: Command) -> str | None:
         if k is None or k >= len(cmd.argv):
             return None
         # `HOME=... bash -c 'claude -p ...'`: the variables reach every program the script starts
-        host = next((h for h in map(plane.agent_program, _WORDS.split(cmd.argv[k])) if h), None)
+        words = dict.fromkeys(_WORDS.split(cmd.argv[k]))
+        pol.work.spend(len(words))
+        host = next((h for h in map(plane.agent_program, words) if h), None)
         if host is None:
             return None
     what = f"a nested {host}" if host else "agent-hooks"
@@ -380,14 +384,10 @@ def _may_reach_the_plane(word: str, cwd: str, pol: Policy) -> bool:
     first = word.split("/", 1)[0]
     if first in ("..", ".", ""):
         return True
-    key = cwd + "\0heads"  # kept with the policy's per-check copy of the set
-    heads = pol._exact.get(key)
+    heads = pol.plane_heads(cwd)
     if heads is None:
-        heads = plane.heads(cwd)
-        if heads is None:
-            return True  # an older core: no set to narrow by
-        pol._exact[key] = heads
-    return first in heads or os.path.islink(os.path.join(cwd, first))
+        return True  # an older core: no set to narrow by
+    return first in heads or pol.is_link(os.path.join(cwd, first))
 
 
 _SUBSTITUTION = re.compile(r"\$\([^()]*\)|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
@@ -408,8 +408,9 @@ def _substituted_target(cmd: Command, pol: Policy) -> str | None:
         parts = [p for p in tail.split("/") if p]
         if "*" not in pattern or not tail.startswith("/") or not parts or any(c in tail for c in "?["):
             continue
+        pol.work.spend(work.DIRECTORY)
         exact = plane.exact_paths(pol.cwd_of(cmd))
-        for path in exact or ():
+        for path in sorted(exact or ()):  # the same example every time
             if fnmatch.fnmatchcase(path, pattern) or (
                     len(parts) > 1 and os.path.basename(path) == parts[0]
                     and fnmatch.fnmatchcase(os.path.join(path, *parts[1:]), pattern)):
@@ -569,6 +570,7 @@ def find_reaching_the_plane(cmd: Command, pol: Policy) -> str | None:
                     # -maxdepth N: find never looks deeper than N levels below its start
                     return deepest is None or os.path.relpath(path, start).count(os.sep) + 1 <= deepest
 
+                pol.work.spend(work.DIRECTORY)
                 for item_path, tree, kind in plane.below(start, cwd):
                     if not os.path.lexists(item_path) or not within(item_path):
                         continue

@@ -23,7 +23,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from .indirect import Derived, derive, script_sources, static_output
+from .indirect import Derived, code_of, derive, script_sources, static_output
+from .work import PARSE_BUDGET, Work
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"})
 INTERPRETERS = frozenset({"python", "python2", "python3", "perl", "ruby", "node", "php", "pwsh", "lua"})
@@ -126,6 +127,15 @@ _TOKEN = re.compile(r"""
   | (?P<op>\n|\|\||&&|;;|\|&|<<<|<<|>>|<\(|>\(|>&|<&|&>>|&>|>\||[();<>|&])
   | (?P<word>(?:[^\s'"\\;&|()<>]+|'[^']*'|"[^"\\]*(?:\\.[^"\\]*)*"|\\.|\\$)+)
   | (?P<lone>['"])
+""", re.X | re.S)
+#: the same tokens, each with the blanks after it: one match per word or operator (blanks only ever
+#: start a match at the very beginning), so a budget of matches is a budget of words
+_SCAN = re.compile(r"""
+    (?P<ws>[ \t\r\f\v]+)
+  | (?:(?P<op>\n|\|\||&&|;;|\|&|<<<|<<|>>|<\(|>\(|>&|<&|&>>|&>|>\||[();<>|&])
+    | (?P<word>(?:[^\s'"\\;&|()<>]+|'[^']*'|"[^"\\]*(?:\\.[^"\\]*)*"|\\.|\\$)+)
+    | (?P<lone>['"])
+    )[ \t\r\f\v]*
 """, re.X | re.S)
 #: the parts of one word, for quote removal
 _PART = re.compile(r"""'([^']*)'|"([^"\\]*(?:\\.[^"\\]*)*)"|\\(.)|([^'"\\]+)|(['"\\])""", re.S)
@@ -294,17 +304,15 @@ def unquote(word: str) -> str:
     return "".join(out)
 
 
-def _tokens(text: str, limit: int | None = None) -> list[str]:
-    """Tokens of ``text``; with ``limit``, at most that many scanner matches are looked at (blanks
-    included), so a huge text costs no more than its first part."""
+def _tokens(text: str) -> list[str]:
+    """Tokens of ``text``."""
     tokens: list[str] = []
-    matches = _TOKEN.finditer(text) if limit is None else itertools.islice(_TOKEN.finditer(text), limit)
-    for m in matches:
+    for m in _SCAN.finditer(text):
         kind = m.lastgroup
         if kind == "word":
-            tokens.append(unquote(m.group()))
+            tokens.append(unquote(m.group("word")))
         elif kind == "op":
-            tokens.append(m.group())
+            tokens.append(m.group("op"))
         # blanks separate; a quote that never closes is dropped (bash would refuse the line, but the
         # words after it are still looked at)
     return tokens
@@ -424,12 +432,23 @@ def extract_substitutions(text: str, bodies: dict[str, str]) -> str:
     return "".join(out)
 
 
+#: what parsing counts against the decision's work budget (work.py): a unit per this many words and
+#: operators, per simple command made, per this many characters of interpreter code read
+TOKENS_PER_UNIT = 1
+PARSE_COMMAND = 5
+#: and per text parsed (the command line, each substitution, script and function body)
+PARSE_TEXT = 4
+CODE_CHARS_PER_UNIT = 3
+#: tokens read and walked at a time (then to the next separator at the top level)
+_STRETCH = 256
+_OPENS = frozenset({"(", "<(", ">("})
+_SEPARATORS = frozenset({";", "\n", "&&", "||", "&"})
 #: how many simple commands one parse looks at; past it the rest is not analysed (the policy
 #: blocks such a command as too-large): rules cost some microseconds per command, so this bounds
 #: the time of any decision, however the text is made (``a;a;a;...`` of 64 KB is 32,000 commands)
 MAX_COMMANDS = 1000
-#: and how many scanner matches (words, operators, blanks) per command it allows on average
-MATCHES_PER_COMMAND = 24
+#: and how many words and operators per command it allows on average (past them the command is too large)
+MATCHES_PER_COMMAND = 16
 #: and how much text, summed over every nesting level (``bash -c`` inside ``python -c`` inside ...
 #: parses the same text again, one level deeper each time)
 CHARS_PER_COMMAND = 256
@@ -442,10 +461,13 @@ class _Budget:
     """What one parse may still spend, and what it learnt on the way that later commands use: the
     aliases and functions defined earlier in the same command line."""
 
-    __slots__ = ("aliases", "allexport", "calling", "chars_left", "functions", "left", "tokens_left", "truncated")
+    __slots__ = ("aliases", "allexport", "calling", "chars_left", "functions", "left", "tokens_left", "truncated",
+                 "work")
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, work: Work | None = None) -> None:
         self.allexport = False  # `set -a` seen: every later assignment is exported
+        #: the decision's work budget (work.py), shared with the judging that follows
+        self.work = Work(PARSE_BUDGET) if work is None else work
         self.left = limit
         self.tokens_left = limit * MATCHES_PER_COMMAND
         self.chars_left = limit * CHARS_PER_COMMAND
@@ -454,11 +476,20 @@ class _Budget:
         self.functions: dict[str, str] = {}
         self.calling: set[str] = set()
 
+    def spend(self, units: int) -> bool:
+        """Count ``units`` of work; False (and the parse stops) when the budget is spent."""
+        self.work.left -= units
+        if self.work.left < 0:
+            self.truncated = self.work.spent_out = True
+            return False
+        return True
+
 
 #: a function definition: ``name() { body }``, ``function name { body }`` (the body ends at the first
 #: ``}``, bounded, as for fork bombs: linear in the text)
 _FUNCTION_DEF = re.compile(r"(?:\bfunction\s+([A-Za-z_][\w.-]{0,63})\s*(?:\(\s*\))?|(?<![\w.-])([A-Za-z_][\w.-]{0,63})"
                            r"\s*\(\s*\))\s*\{([^}]{0,4096})\}")
+_EMPTY_PARENS = re.compile(r"\(\s*\)")
 _POSITIONAL = re.compile(r"\$(?:\{([0-9@*#])\}|([0-9@*#]))")
 _PLAIN_WORD = re.compile(r"^[\w~./:@%+=,-]*$")
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
@@ -520,19 +551,57 @@ class _Parser:
     def parse(self, text: str) -> list[Command]:
         budget = self.budget
         budget.chars_left -= len(text)
-        if budget.chars_left < 0:
-            budget.truncated = True
+        if budget.chars_left < 0 or not budget.spend(PARSE_TEXT):
+            budget.truncated = budget.work.spent_out = True
             return self.commands
-        if "(" in text or "function" in text:
+        # the definition pattern tries every word of the text: only where one can be (`()`, `function`)
+        if "function" in text or _EMPTY_PARENS.search(text):
             for m in itertools.islice(_FUNCTION_DEF.finditer(text), 64):
                 budget.functions.setdefault(m.group(1) or m.group(2), m.group(3))
         text = extract_substitutions(_prepare(text), self.bodies)
-        tokens = _tokens(text, budget.tokens_left + 1)
-        budget.tokens_left -= len(tokens)
-        if budget.tokens_left < 0:
-            budget.truncated = True
-            tokens = tokens[:len(tokens) + budget.tokens_left]
-        self._walk(tokens, 0, None)
+        # read and walk the tokens a stretch at a time, each stretch ending after a separator at the
+        # top level (where the walk keeps nothing from before): once the command cap is reached,
+        # the rest of the text is never read
+        matches = _SCAN.finditer(text)
+        more = True
+        while more and not budget.truncated:
+            tokens: list[str] = []
+            depth = cut = whole = 0
+            more = False
+            room = budget.work.left * TOKENS_PER_UNIT  # the words the work budget still pays for
+            for m in matches:
+                kind = m.lastgroup
+                if kind == "word":
+                    tok = unquote(m.group("word"))
+                elif kind == "op":
+                    tok = m.group("op")
+                else:
+                    continue
+                budget.tokens_left -= 1
+                if budget.tokens_left < 0 or len(tokens) >= room:
+                    # out of words or of work: the complete commands before are still judged
+                    # (the words are counted after: the commands they make are paid for first)
+                    budget.work.spent_out = True
+                    self._walk(tokens[:whole], 0, None)
+                    budget.work.left -= whole // TOKENS_PER_UNIT
+                    budget.truncated = True
+                    return self.commands
+                tokens.append(tok)
+                if kind == "op":
+                    if tok in _OPENS:
+                        depth += 1
+                    elif tok == ")":
+                        depth = max(0, depth - 1)
+                    elif depth == 0 and tok in _SEPARATORS:
+                        cut = whole = len(tokens)
+                        if cut >= _STRETCH:
+                            more = True
+                            break
+                    elif depth == 0 and tok in ("|", "|&"):
+                        whole = len(tokens)
+            if not budget.spend(len(tokens) // TOKENS_PER_UNIT):
+                return self.commands
+            self._walk(tokens, 0, None)
         return self.commands
 
     def _walk(self, tokens: list[str], i: int, closing: str | None) -> int:
@@ -699,7 +768,7 @@ class _Parser:
     def _command(self, words: list[str], redirects: list[tuple[str, str]], feeders: list[Command],
                  subs: list[Command], via: str = "") -> Command | None:
         self.budget.left -= 1
-        if self.budget.left < 0:
+        if self.budget.left < 0 or not self.budget.spend(PARSE_COMMAND):
             self.budget.truncated = True
             return None
         expanded: list[str] = []
@@ -708,7 +777,7 @@ class _Parser:
             value = budget.aliases[words[0]]
             budget.chars_left -= len(value)  # every use is read again: it counts like nested text
             if budget.chars_left < 0:
-                budget.truncated = True
+                budget.truncated = budget.work.spent_out = True
                 return None
             words = [*tokenize(value), *words[1:]]
         ifs = self.env.get("IFS")
@@ -805,6 +874,9 @@ class _Parser:
             for d in script_sources(cmd, sources):
                 self._derived(d, wrappers)
         if argv and (argv[0] in DERIVING or argv[0].startswith("python") or "xargs" in wrappers):
+            # interpreter code is read by a dozen patterns (or parsed): it counts by its size
+            if not budget.spend(sum(map(len, code_of(cmd)[1])) // CODE_CHARS_PER_UNIT):
+                return cmd
             for d in derive(cmd):
                 self._derived(d, wrappers)
         return cmd
@@ -983,9 +1055,11 @@ def parse(text: str) -> list[Command]:
     return _Parser({}, 0).parse(text)
 
 
-def parse_bounded(text: str, max_commands: int = MAX_COMMANDS) -> tuple[list[Command], bool]:
-    """:func:`parse`, stopping after ``max_commands`` simple commands: ``(commands, truncated)``."""
-    parser = _Parser({}, 0, budget=_Budget(max_commands))
+def parse_bounded(text: str, max_commands: int = MAX_COMMANDS, work: Work | None = None
+                  ) -> tuple[list[Command], bool]:
+    """:func:`parse`, stopping after ``max_commands`` simple commands or when ``work`` (the decision's
+    budget; a fresh one by default) is spent: ``(commands, truncated)``."""
+    parser = _Parser({}, 0, budget=_Budget(max_commands, work))
     commands = parser.parse(text)
     return commands, parser.budget.truncated
 

@@ -52,20 +52,22 @@ def _runs(cmd: Command) -> tuple[str, str] | None:
     name = cmd.name
     if "/" in raw0 and not raw0.startswith(("/usr/", "/bin/", "/sbin/")):
         return raw0, ""
+    if name in SHELLS or name in ("source", "."):
+        how = "shell"
+    else:
+        how = language(name) or "awk"
+        if how == "awk":
+            return None
     positional = [a for a in cmd.args if not a.startswith("-")]
     if not positional or any(a in ("-c", "-e", "-r", "-m") for a in cmd.args):
         return None
-    if name in SHELLS or name in ("source", "."):
-        return positional[0], "shell"
-    lang = language(name)
-    if lang and lang != "awk":
-        return positional[0], lang
-    return None
+    return positional[0], how
 
 
 def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
     """The commands of scripts written earlier in ``commands`` and run later in them."""
-    written: dict[str, str | None] = {}
+    # the pieces each file was given (appended to in place: joined only when a file is read)
+    written: dict[str, list[str] | None] = {}
     out: list[Command] = []
     scripts = 0
     left = MAX_COMMANDS - len(commands)  # scripts share the command line's budget of simple commands
@@ -85,9 +87,9 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
                     continue
                 before = written.get(path)
                 if _WRITES[op] and before is not None and text is not None:
-                    written[path] = before + "\n" + text
+                    before.append(text)
                 else:
-                    written[path] = text
+                    written[path] = None if text is None else [text]
         if not written or scripts >= MAX_SCRIPTS or left <= 0:
             continue
         read = _reads_written(cmd, written, pol)
@@ -96,7 +98,7 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
             # mysql < q.sql, redis-cli < cmds.txt: judged as if the text written were given inline
             # (an interpreter reading its script from it is parsed as one, its code analysed too)
             text = fed if cmd.name in SHELLS else f"{shlex.join(cmd.argv)} <<< {shlex.quote(fed)}"
-            found, _ = parse_bounded(text, min(SCRIPT_COMMANDS, left))
+            found, _ = parse_bounded(text, min(SCRIPT_COMMANDS, left), pol.work)
             scripts += 1
             left -= len(found) + 1
             for c in found:
@@ -108,17 +110,18 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
         if run is None:
             continue
         path = pol.expand(run[0], pol.cwd_of(cmd))
-        if path not in written or written[path] is None:
+        pieces = written.get(path) if path is not None else None
+        if pieces is None:
             continue
-        text = str(written[path])
+        text = "\n".join(pieces)
         how = run[1] or _by_first_line(text)
         scripts += 1
         via = f"{run[0]}, written earlier in the same command"
         limit = min(SCRIPT_COMMANDS, left)
         if how == "shell":
-            found, _ = parse_bounded(text, limit)
+            found, _ = parse_bounded(text, limit, pol.work)
         else:
-            found, _ = parse_bounded(f"{how} {_CODE_FLAG.get(how, '-e')} {shlex.quote(text)}", limit)
+            found, _ = parse_bounded(f"{how} {_CODE_FLAG.get(how, '-e')} {shlex.quote(text)}", limit, pol.work)
             found = found[1:]  # the interpreter itself is the command already judged
         left -= len(found) + 1
         for c in found:
@@ -128,14 +131,14 @@ def written_then_run(commands: list[Command], pol: Policy) -> list[Command]:
     return out
 
 
-def _reads_written(cmd: Command, written: dict[str, str | None], pol: Policy) -> tuple[str, str] | None:
+def _reads_written(cmd: Command, written: dict[str, list[str] | None], pol: Policy) -> tuple[str, str] | None:
     """``(file, text)`` of a file written earlier that ``cmd`` reads on stdin (``< FILE``)."""
     for op, t in cmd.redirects:
         if op == "<" and t:
             path = pol.expand(t, pol.cwd_of(cmd))
-            text = written.get(path) if path is not None else None
-            if text is not None:
-                return t, text
+            pieces = written.get(path) if path is not None else None
+            if pieces is not None:
+                return t, "\n".join(pieces)
     return None
 
 
