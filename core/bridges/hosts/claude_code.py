@@ -59,7 +59,7 @@ CAPABILITIES: dict[str, Cap] = {
 "agent_end": Cap("Stop"),
 "stop_gate": Cap("Stop, SubagentStop", block=True, continues=True, proven=PROVEN,
                  note="continue = decision block, the reason as the next instruction"),
-"permission_request": Cap("PermissionRequest", block=True, rewrite=True, closed=True,
+"permission_request": Cap("PermissionRequest", block=True, rewrite=True, closed=True, proven=PROVEN,
                           note="deny; allow (approvers) skips the prompt, with updatedInput"),
 "pre_spawn_agent": Cap("SubagentStart", note="cannot stop the sub-agent: told as context"),
 "post_spawn_agent": Cap("SubagentStop"),

@@ -35,7 +35,7 @@ CAPABILITIES: dict[str, Cap] = {
     "agent_end": Cap("Stop"),
     "stop_gate": Cap("Stop, SubagentStop", block=True, continues=True, proven=PROVEN,
                      note="continue = decision block, the reason as the next prompt"),
-    "permission_request": Cap("PermissionRequest", block=True, closed=True,
+    "permission_request": Cap("PermissionRequest", block=True, closed=True, proven=PROVEN,
                               note="deny; allow (approvers) skips the prompt; Codex takes no updated input"),
     "pre_spawn_agent": Cap("SubagentStart", note="cannot stop the sub-agent: told as context"),
     "post_spawn_agent": Cap("SubagentStop"),
