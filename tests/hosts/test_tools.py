@@ -1,0 +1,244 @@
+"""The tool-side cells of the hosts matrix on the real agents: a probe plugin blocks a file read, a
+file write and a URL fetch, and raises on others (its hook must then fail closed), and replaces or
+blocks a tool's output. One agent session per host runs every step that host claims.
+
+The steps are one table (:data:`STEPS`); each host maps the steps it claims to its own tool calls
+and runs them with its own fake model. The checks are the same everywhere: a blocked or crashed
+read never shows the file to the model, a blocked or crashed write leaves no file, a blocked or
+crashed fetch never reaches the server, and the model's next request carries the rewritten output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import harness
+from .fake_anthropic import FakeAnthropic
+from .fakemodel.server import LocalServer
+from .pins import PINS
+
+#: what the probe plugin does: deny the ``*-blocked`` targets, raise on the ``*-crash`` ones
+PROBE = '''
+from agent_hooks_core import hookimpl
+
+def _pick(text, kind):
+    if f"{kind}-blocked" in text:
+        return {"denied": True, "reason": f"no {kind} of that here [tools-probe]"}
+    if f"{kind}-crash" in text:
+        raise RuntimeError(f"tools-probe exploded on a {kind}")
+
+@hookimpl
+def pre_file_read(event):
+    return _pick(event.path, "read")
+
+@hookimpl
+def pre_file_write(event):
+    return _pick(event.path, "write")
+
+@hookimpl
+def pre_fetch_url(event):
+    return _pick(event.url or event.summary or "", "fetch")
+
+@hookimpl
+def pre_tool_output(event):
+    text = event.output or ""
+    if "output-to-rewrite" in text:
+        return {"output": text.replace("output-to-rewrite", "output-rewritten-by-the-probe")}
+    if "output-to-block" in text:
+        return {"block": True, "message": "the probe withheld this output"}
+    if "output-to-crash" in text:
+        raise RuntimeError("tools-probe exploded on an output")
+'''
+
+#: what a file the model must never see holds
+UNSEEN = "content-the-model-must-not-see"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scripted tool call: its kind (read, write, fetch, output) and what happens to it."""
+
+    kind: str
+    outcome: str  # blocked, crash, rewrite
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}-{self.outcome}"
+
+    @property
+    def target(self) -> str:
+        """The file name (read, write), URL path (fetch) or echoed text (output) of this step."""
+        if self.kind == "output":
+            return {"rewrite": "output-to-rewrite", "blocked": "output-to-block", "crash": "output-to-crash"}[
+                self.outcome]
+        return f"{self.name}.txt"
+
+
+STEPS = {s.name: s for s in (Step(k, o) for k in ("read", "write", "fetch") for o in ("blocked", "crash"))}
+STEPS.update({s.name: s for s in (Step("output", o) for o in ("rewrite", "blocked", "crash"))})
+
+#: the hook each step kind exercises
+HOOK = {"read": "pre_file_read", "write": "pre_file_write", "fetch": "pre_fetch_url", "output": "pre_tool_output"}
+
+
+class Hits(LocalServer):
+    """A web server the fetch steps point at: a blocked fetch must never reach it."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+        hits = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                hits.paths.append(self.path)
+                body = b"<html><body>fetched page</body></html>"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        super().__init__(Handler)
+
+
+@dataclass
+class World:
+    """What a session runs in: the agent's HOME and project, the probe file, the web server."""
+
+    home: Path
+    probe: Path
+    web: Hits
+
+    @property
+    def project(self) -> Path:
+        return self.home / "project"
+
+    def url(self, step: Step) -> str:
+        return f"{self.web.url}/{step.target}"
+
+    def prepare(self, steps: list[Step]) -> None:
+        for step in steps:
+            if step.kind == "read":
+                (self.project / step.target).write_text(f"{UNSEEN} ({step.name})\n")
+
+
+def check(world: World, steps: list[Step], results: list[str], requests: Any) -> None:
+    """What every host must show for ``steps`` (one result per step, in order)."""
+    seen = json.dumps(requests)
+    assert len(results) >= len(steps), results
+    for step, result in zip(steps, results):
+        where = f"{step.name}: {result[:400]!r}"
+        if step.kind == "read":
+            assert UNSEEN not in seen, f"{step.name}: the model saw the file"
+        if step.kind == "write":
+            assert not (world.project / step.target).exists(), f"{step.name}: the file was written"
+        if step.kind == "fetch":
+            assert f"/{step.target}" not in world.web.paths, f"{step.name}: the URL was fetched"
+        if step.outcome == "blocked" and step.kind != "output":
+            assert f"no {step.kind} of that here [tools-probe]" in result, where
+        if step.outcome == "crash":
+            assert f"{HOOK[step.kind]} fails closed" in result, where
+        if step.name == "output-rewrite":
+            assert "output-rewritten-by-the-probe" in result and "output-to-rewrite" not in result, where
+        if step.name == "output-blocked":
+            assert "the probe withheld this output" in result and "output-to-block" not in result, where
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    probe = tmp_path / "tools_probe.py"
+    probe.write_text(PROBE)
+    with harness.agent_home(tmp_path, monkeypatch) as home, Hits() as web:
+        monkeypatch.setenv("AGENT_HOOKS_PLUGINS", "")  # the probe alone decides
+        yield World(home, probe, web)
+
+
+def steps(*names: str) -> list[Step]:
+    return [STEPS[n] for n in names]
+
+
+# -- Claude Code ---------------------------------------------------------------------------------
+
+
+class ScriptedAnthropic(FakeAnthropic):
+    """The Messages API playing a list of tool calls: the n-th tool call of the conversation is
+    ``calls[n]`` (counted from the conversation itself, so a retried request gets the same one)."""
+
+    def __init__(self, calls: list[tuple[str, dict[str, Any]]]) -> None:
+        super().__init__("")
+        self.calls = calls
+
+    def reply(self, req: dict[str, Any], n: int) -> dict[str, Any]:
+        tools = {t.get("name") for t in req.get("tools") or [] if isinstance(t, dict)}
+        done = sum(1 for m in req.get("messages") or [] if m.get("role") == "assistant" and isinstance(
+            m.get("content"), list) and any(isinstance(b, dict) and b.get("type") == "tool_use" for b in m["content"]))
+        if "Bash" in tools and done < len(self.calls):
+            name, arguments = self.calls[done]
+            block: dict[str, Any] = {"type": "tool_use", "id": f"toolu_{n:04d}", "name": name, "input": arguments}
+            stop = "tool_use"
+        else:
+            block, stop = {"type": "text", "text": self.final}, "end_turn"
+        return {"id": f"msg_{n:04d}", "type": "message", "role": "assistant", "model": req.get("model", "fake"),
+                "content": [block], "stop_reason": stop, "stop_sequence": None,
+                "usage": {"input_tokens": 10, "output_tokens": 5}}
+
+
+def claude_call(world: World, step: Step) -> tuple[str, dict[str, Any]]:
+    path = str(world.project / step.target)
+    return {
+        "read": ("Read", {"file_path": path}),
+        "write": ("Write", {"file_path": path, "content": "written\n"}),
+        "fetch": ("WebFetch", {"url": world.url(step), "prompt": "summarise"}),
+        "output": ("Bash", {"command": f"echo {step.target}", "description": "scripted"}),
+    }[step.kind]
+
+
+@pytest.fixture(scope="module")
+def claude(npm_tool) -> Path:
+    return npm_tool("@anthropic-ai/claude-code", PINS["claude-code"], "claude")
+
+
+def run_claude(claude: Path, world: World, todo: list[Step]) -> tuple[list[str], Any]:
+    harness.install("claude-code", "--transport", "command")
+    ah_home = Path(os.environ["AGENT_HOOKS_HOME"])
+    (ah_home / "settings.toml").write_text(f"hooks = [{str(world.probe)!r}]\n")
+    # a user hook file loads once a person trusted it
+    subprocess.run([sys.executable, "-m", "agent_hooks_core", "trust"], cwd=world.home, check=True,
+                   capture_output=True, timeout=60)
+    with ScriptedAnthropic([claude_call(world, s) for s in todo]) as fake:
+        env = {**harness.local_env(AGENT_HOOKS_PLUGINS=""), "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": "k",
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+        proc = subprocess.run([str(claude), "-p", "go", "--allowedTools", "Bash,Read,Write,WebFetch"],
+                              cwd=world.project, env=env, capture_output=True, text=True, timeout=300,
+                              stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+        return fake.tool_results(), fake.requests
+
+
+CLAUDE_STEPS = ("read-blocked", "read-crash", "write-blocked", "write-crash", "fetch-blocked", "fetch-crash",
+                "output-rewrite", "output-blocked")
+
+
+@pytest.mark.proves("claude-code", "pre_file_read", "block", "closed")
+@pytest.mark.proves("claude-code", "pre_file_write", "block", "closed")
+@pytest.mark.proves("claude-code", "pre_fetch_url", "block", "closed")
+@pytest.mark.proves("claude-code", "pre_tool_output", "block", "rewrite")
+def test_claude_code_file_fetch_and_output_hooks(claude, world):
+    todo = steps(*CLAUDE_STEPS)
+    world.prepare(todo)
+    results, requests = run_claude(claude, world, todo)
+    check(world, todo, results, requests)
+
+
