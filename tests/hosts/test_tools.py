@@ -227,7 +227,7 @@ def run_claude(claude: Path, world: World, todo: list[Step]) -> tuple[list[str],
         return fake.tool_results(), fake.requests
 
 
-CLAUDE_STEPS = ("read-blocked", "read-crash", "write-blocked", "write-crash", "fetch-blocked", "fetch-crash",
+ALL_STEPS = ("read-blocked", "read-crash", "write-blocked", "write-crash", "fetch-blocked", "fetch-crash",
                 "output-rewrite", "output-blocked")
 
 
@@ -236,9 +236,63 @@ CLAUDE_STEPS = ("read-blocked", "read-crash", "write-blocked", "write-crash", "f
 @pytest.mark.proves("claude-code", "pre_fetch_url", "block", "closed")
 @pytest.mark.proves("claude-code", "pre_tool_output", "block", "rewrite")
 def test_claude_code_file_fetch_and_output_hooks(claude, world):
-    todo = steps(*CLAUDE_STEPS)
+    todo = steps(*ALL_STEPS)
     world.prepare(todo)
     results, requests = run_claude(claude, world, todo)
     check(world, todo, results, requests)
 
 
+
+
+# -- OpenCode ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def opencode(npm_tool) -> Path:
+    pytest.importorskip("agent_hooks_core.serve.stdio")
+    return npm_tool("opencode-ai", PINS["opencode"], "opencode")
+
+
+def opencode_call(world: World, step: Step) -> tuple[str, str, dict[str, Any]]:
+    path = str(world.project / step.target)
+    name, arguments = {
+        "read": ("read", {"filePath": path}),
+        "write": ("write", {"filePath": path, "content": "written\n"}),
+        "fetch": ("webfetch", {"url": world.url(step), "format": "text"}),
+        "output": ("bash", {"command": f"echo {step.target}", "description": "scripted"}),
+    }[step.kind]
+    return "call", name, arguments
+
+
+def run_opencode(opencode: Path, world: World, todo: list[Step]) -> tuple[list[str], Any]:
+    from agent_hooks_core.bridges.opencode import install as oc
+
+    from .fake_chat import FakeChat
+    from .test_opencode import QUIET
+
+    oc.plan_install("project", world.project, python=sys.executable, args=["--hook", str(world.probe)]).apply()
+    with FakeChat([*(opencode_call(world, s) for s in todo), ("text", "ok", None)]) as fake:
+        config = {"$schema": "https://opencode.ai/config.json", "model": "fake/m1",
+                  "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
+                                        "options": {"baseURL": fake.base_url, "apiKey": "k"},
+                                        "models": {"m1": {"name": "m1", "tool_call": True}}}},
+                  "permission": {"bash": "allow", "external_directory": "allow", "edit": "allow",
+                                 "webfetch": "allow", "read": "allow"}}
+        (world.project / "opencode.json").write_text(json.dumps(config))
+        env = {**harness.local_env(AGENT_HOOKS_PLUGINS=""), **QUIET, "PWD": str(world.project)}
+        env.pop("XDG_CONFIG_HOME", None)
+        proc = subprocess.run([str(opencode), "run", "--model", "fake/m1", "go"], cwd=world.project, env=env,
+                              capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+        return fake.tool_results(), fake.requests
+
+
+@pytest.mark.proves("opencode", "pre_file_read", "block", "closed")
+@pytest.mark.proves("opencode", "pre_file_write", "block", "closed")
+@pytest.mark.proves("opencode", "pre_fetch_url", "block", "closed")
+@pytest.mark.proves("opencode", "pre_tool_output", "block", "rewrite")
+def test_opencode_file_fetch_and_output_hooks(opencode, world):
+    todo = steps(*ALL_STEPS)
+    world.prepare(todo)
+    results, requests = run_opencode(opencode, world, todo)
+    check(world, todo, results, requests)
