@@ -50,9 +50,11 @@ def pre_fetch_url(event):
 
 @hookimpl
 def pre_tool_output(event):
-    text = event.output or ""
+    blocks = [b.get("text", "") for b in event.content or [] if isinstance(b, dict)]
+    text = event.output or "\\n".join(blocks)
     if "output-to-rewrite" in text:
-        return {"output": text.replace("output-to-rewrite", "output-rewritten-by-the-probe")}
+        new = text.replace("output-to-rewrite", "output-rewritten-by-the-probe")
+        return {"output": new} if event.output else {"content": [{"type": "text", "text": new}]}
     if "output-to-block" in text:
         return {"block": True, "message": "the probe withheld this output"}
     if "output-to-crash" in text:
@@ -127,6 +129,14 @@ class World:
 
     def url(self, step: Step) -> str:
         return f"{self.web.url}/{step.target}"
+
+    def user_hook(self) -> None:
+        """The probe as the user's hook file (for hosts whose install takes no ``--hook``)."""
+        ah_home = Path(os.environ["AGENT_HOOKS_HOME"])
+        (ah_home / "settings.toml").write_text(f"hooks = [{str(self.probe)!r}]\n")
+        # a user hook file loads once a person trusted it
+        subprocess.run([sys.executable, "-m", "agent_hooks_core", "trust"], cwd=self.home, check=True,
+                       capture_output=True, timeout=60)
 
     def prepare(self, steps: list[Step]) -> None:
         for step in steps:
@@ -212,11 +222,7 @@ def claude(npm_tool) -> Path:
 
 def run_claude(claude: Path, world: World, todo: list[Step]) -> tuple[list[str], Any]:
     harness.install("claude-code", "--transport", "command")
-    ah_home = Path(os.environ["AGENT_HOOKS_HOME"])
-    (ah_home / "settings.toml").write_text(f"hooks = [{str(world.probe)!r}]\n")
-    # a user hook file loads once a person trusted it
-    subprocess.run([sys.executable, "-m", "agent_hooks_core", "trust"], cwd=world.home, check=True,
-                   capture_output=True, timeout=60)
+    world.user_hook()
     with ScriptedAnthropic([claude_call(world, s) for s in todo]) as fake:
         env = {**harness.local_env(AGENT_HOOKS_PLUGINS=""), "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": "k",
                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
@@ -296,3 +302,47 @@ def test_opencode_file_fetch_and_output_hooks(opencode, world):
     world.prepare(todo)
     results, requests = run_opencode(opencode, world, todo)
     check(world, todo, results, requests)
+
+
+# -- pi and omp ----------------------------------------------------------------------------------
+
+
+def pi_call(world: World, step: Step) -> Any:
+    from .fakemodel import tool_call
+
+    path = str(world.project / step.target)
+    return {
+        "read": lambda: tool_call("read", {"path": path}),
+        "write": lambda: tool_call("write", {"path": path, "content": "written\n"}),
+        "output": lambda: tool_call("bash", {"command": f"echo {step.target}"}),
+    }[step.kind]()
+
+
+PI_STEPS = ("read-blocked", "read-crash", "write-blocked", "write-crash", "output-rewrite", "output-blocked")
+
+
+@pytest.mark.parametrize("host", ["pi", "omp"])
+@pytest.mark.proves("pi", "pre_file_read", "block", "closed")
+@pytest.mark.proves("pi", "pre_file_write", "block", "closed")
+@pytest.mark.proves("pi", "pre_tool_output", "block", "rewrite")
+@pytest.mark.proves("omp", "pre_file_read", "block", "closed")
+@pytest.mark.proves("omp", "pre_file_write", "block", "closed")
+@pytest.mark.proves("omp", "pre_tool_output", "block", "rewrite")
+def test_pi_and_omp_file_and_output_hooks(host, npm_tool, world):
+    from .fakemodel import FakeModel, say
+    from .pi_agents import make_agent
+
+    todo = steps(*PI_STEPS)
+    world.prepare(todo)
+    agent = make_agent(host, npm_tool)
+    agent_dir = world.home / f".{host}" / "agent"
+    world.user_hook()
+    subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", host], env=agent.env(world.home, agent_dir),
+                   check=True, capture_output=True, timeout=60)
+    with FakeModel([*(pi_call(world, s) for s in todo), say("done")]) as model:
+        agent.configure(agent_dir, model.base_url)
+        proc = subprocess.run(agent.command("go"), cwd=world.project, env=agent.env(world.home, agent_dir),
+                              capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert model.errors == []
+    check(world, todo, model.tool_results(), model.requests)
