@@ -10,8 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from agent_hooks_core.bridges import adapter as load_adapter
 from agent_hooks_core import hookimpl
+from agent_hooks_core.bridges import adapter as load_adapter
 from agent_hooks_core.bridges.capabilities import of
 
 from . import payloads as cc_payloads

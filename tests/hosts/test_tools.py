@@ -148,7 +148,7 @@ def check(world: World, steps: list[Step], results: list[str], requests: Any) ->
     """What every host must show for ``steps`` (one result per step, in order)."""
     seen = json.dumps(requests)
     assert len(results) >= len(steps), results
-    for step, result in zip(steps, results):
+    for step, result in zip(steps, results[:len(steps)], strict=True):
         where = f"{step.name}: {result[:400]!r}"
         if step.kind == "read":
             assert UNSEEN not in seen, f"{step.name}: the model saw the file"
