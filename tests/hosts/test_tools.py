@@ -346,3 +346,44 @@ def test_pi_and_omp_file_and_output_hooks(host, npm_tool, world):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert model.errors == []
     check(world, todo, model.tool_results(), model.requests)
+
+
+# -- Gemini CLI ----------------------------------------------------------------------------------
+
+
+def gemini_call(world: World, step: Step) -> tuple[str, str]:
+    path = str(world.project / step.target)
+    name, arguments = {
+        "read": ("read_file", {"file_path": path}),
+        "write": ("write_file", {"file_path": path, "content": "written\n"}),
+        "fetch": ("web_fetch", {"prompt": f"summarise {world.url(step)}"}),
+        "output": ("run_shell_command", {"command": f"echo {step.target}"}),
+    }[step.kind]
+    return "call", json.dumps({"name": name, "args": arguments})
+
+
+@pytest.mark.proves("gemini", "pre_file_read", "block", "closed")
+@pytest.mark.proves("gemini", "pre_file_write", "block", "closed")
+@pytest.mark.proves("gemini", "pre_fetch_url", "block", "closed")
+@pytest.mark.proves("gemini", "pre_tool_output", "block", "rewrite")
+def test_gemini_file_fetch_and_output_hooks(npm_tool, world):
+    from agent_hooks_core.bridges.gemini import install as gm
+
+    from .fake_gemini import FakeGemini
+
+    gemini = npm_tool("@google/gemini-cli", PINS["gemini"], "gemini")
+    todo = steps(*ALL_STEPS)
+    world.prepare(todo)
+    (world.home / ".gemini").mkdir()
+    (world.home / ".gemini" / "settings.json").write_text(
+        json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+    gm.plan_install("user", None, argv=harness.hook_argv("gemini", world.probe)).apply()
+    with FakeGemini([*(gemini_call(world, s) for s in todo), ("text", "done")]) as fake:
+        env = {**harness.local_env(AGENT_HOOKS_PLUGINS=""), "GOOGLE_GEMINI_BASE_URL": fake.url, "GEMINI_API_KEY": "k",
+               "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+        env.pop("GEMINI_CLI_TRUSTED_FOLDERS_PATH", None)
+        proc = subprocess.run([str(gemini), "-p", "go", "--approval-mode", "yolo", "-o", "json", "-m",
+                               "gemini-2.5-flash"], cwd=world.project, env=env, capture_output=True, text=True,
+                              timeout=300, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+        check(world, todo, fake.tool_outputs(), fake.requests)
