@@ -59,6 +59,9 @@ def pre_tool_output(event):
         return {"block": True, "message": "the probe withheld this output"}
     if "output-to-crash" in text:
         raise RuntimeError("tools-probe exploded on an output")
+    if "output-to-die" in text:  # our process dies mid-event
+        import os
+        os._exit(70)
 '''
 
 #: what a file the model must never see holds
@@ -80,13 +83,13 @@ class Step:
     def target(self) -> str:
         """The file name (read, write), URL path (fetch) or echoed text (output) of this step."""
         if self.kind == "output":
-            return {"rewrite": "output-to-rewrite", "blocked": "output-to-block", "crash": "output-to-crash"}[
-                self.outcome]
+            return {"rewrite": "output-to-rewrite", "blocked": "output-to-block", "crash": "output-to-crash",
+                    "die": "output-to-die"}[self.outcome]
         return f"{self.name}.txt"
 
 
 STEPS = {s.name: s for s in (Step(k, o) for k in ("read", "write", "fetch") for o in ("blocked", "crash"))}
-STEPS.update({s.name: s for s in (Step("output", o) for o in ("rewrite", "blocked", "crash"))})
+STEPS.update({s.name: s for s in (Step("output", o) for o in ("rewrite", "blocked", "crash", "die"))})
 
 #: the hook each step kind exercises
 HOOK = {"read": "pre_file_read", "write": "pre_file_write", "fetch": "pre_fetch_url", "output": "pre_tool_output"}
@@ -162,6 +165,8 @@ def check(world: World, steps: list[Step], results: list[str], requests: Any) ->
             assert f"{HOOK[step.kind]} fails closed" in result, where
         if step.name == "output-rewrite":
             assert "output-rewritten-by-the-probe" in result and "output-to-rewrite" not in result, where
+        if step.outcome == "die":  # the host withholds the output when our process dies
+            assert step.target not in result, where
         if step.name == "output-blocked":
             assert "the probe withheld this output" in result and "output-to-block" not in result, where
 
@@ -318,6 +323,13 @@ def pi_call(world: World, step: Step) -> Any:
     }[step.kind]()
 
 
+@pytest.fixture(scope="module")
+def pi_agents(npm_tool) -> dict[str, Any]:
+    from .pi_agents import make_agent
+
+    return {host: make_agent(host, npm_tool) for host in ("pi", "omp")}
+
+
 PI_STEPS = ("read-blocked", "read-crash", "write-blocked", "write-crash", "output-rewrite", "output-blocked")
 
 
@@ -328,13 +340,12 @@ PI_STEPS = ("read-blocked", "read-crash", "write-blocked", "write-crash", "outpu
 @pytest.mark.proves("omp", "pre_file_read", "block", "closed")
 @pytest.mark.proves("omp", "pre_file_write", "block", "closed")
 @pytest.mark.proves("omp", "pre_tool_output", "block", "rewrite")
-def test_pi_and_omp_file_and_output_hooks(host, npm_tool, world):
+def test_pi_and_omp_file_and_output_hooks(host, pi_agents, world):
     from .fakemodel import FakeModel, say
-    from .pi_agents import make_agent
 
     todo = steps(*PI_STEPS)
     world.prepare(todo)
-    agent = make_agent(host, npm_tool)
+    agent = pi_agents[host]
     agent_dir = world.home / f".{host}" / "agent"
     world.user_hook()
     subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", host], env=agent.env(world.home, agent_dir),
@@ -362,16 +373,20 @@ def gemini_call(world: World, step: Step) -> tuple[str, str]:
     return "call", json.dumps({"name": name, "args": arguments})
 
 
+@pytest.fixture(scope="module")
+def gemini(npm_tool) -> Path:
+    return npm_tool("@google/gemini-cli", PINS["gemini"], "gemini")
+
+
 @pytest.mark.proves("gemini", "pre_file_read", "block", "closed")
 @pytest.mark.proves("gemini", "pre_file_write", "block", "closed")
 @pytest.mark.proves("gemini", "pre_fetch_url", "block", "closed")
 @pytest.mark.proves("gemini", "pre_tool_output", "block", "rewrite")
-def test_gemini_file_fetch_and_output_hooks(npm_tool, world):
+def test_gemini_file_fetch_and_output_hooks(gemini, world):
     from agent_hooks_core.bridges.gemini import install as gm
 
     from .fake_gemini import FakeGemini
 
-    gemini = npm_tool("@google/gemini-cli", PINS["gemini"], "gemini")
     todo = steps(*ALL_STEPS)
     world.prepare(todo)
     (world.home / ".gemini").mkdir()
@@ -387,3 +402,50 @@ def test_gemini_file_fetch_and_output_hooks(npm_tool, world):
                               timeout=300, stdin=subprocess.DEVNULL)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
         check(world, todo, fake.tool_outputs(), fake.requests)
+
+
+# -- Mistral Vibe --------------------------------------------------------------------------------
+
+
+def openai_call(tools: dict[str, tuple[str, str]], world: World, step: Step) -> Any:
+    """A chat-completions tool call for ``step``: ``tools`` maps a step kind to (tool, path key)."""
+    from .fakemodel import tool_call
+
+    name, key = tools[step.kind]
+    if step.kind == "output":
+        return tool_call(name, {key: f"echo {step.target}"})
+    if step.kind == "fetch":
+        return tool_call(name, {key: world.url(step)})
+    path = str(world.project / step.target)
+    return tool_call(name, {key: path, **({"content": "written\n"} if step.kind == "write" else {})})
+
+
+VIBE_TOOLS = {"read": ("read_file", "path"), "write": ("write_file", "path"), "output": ("bash", "command")}
+
+
+@pytest.fixture(scope="module")
+def vibe(pypi_tool) -> Path:
+    return pypi_tool("mistral-vibe", PINS["vibe"], "vibe")
+
+
+@pytest.mark.proves("vibe", "pre_file_read", "block", "closed")
+@pytest.mark.proves("vibe", "pre_file_write", "block", "closed")
+@pytest.mark.proves("vibe", "pre_fetch_url", "block", "closed")
+@pytest.mark.proves("vibe", "pre_tool_output", "block", "rewrite", "closed")
+def test_vibe_file_fetch_and_output_hooks(vibe, world):
+    from agent_hooks_core.bridges.vibe import install as vb
+
+    from .fakemodel import FakeModel, say
+    from .test_vibe import CONFIG
+
+    todo = steps(*PI_STEPS, "output-die")
+    world.prepare(todo)
+    (world.home / ".vibe").mkdir()
+    vb.plan_install("user", None, argv=harness.hook_argv("vibe", world.probe)).apply()
+    with FakeModel([*(openai_call(VIBE_TOOLS, world, s) for s in todo), say("ok")]) as model:
+        (world.home / ".vibe" / "config.toml").write_text(CONFIG.format(base=model.base_url))
+        env = {k: v for k, v in harness.local_env(FAKE_API_KEY="dummy", AGENT_HOOKS_PLUGINS="").items()
+               if k != "VIBE_HOME"}
+        results = harness.run_agent([str(vibe), "-p", "go", "--auto-approve", "--output", "json"], world.home, env,
+                                    model)
+    check(world, todo, results, model.requests)

@@ -26,8 +26,9 @@ READ_TOOLS = frozenset({"read_file", "grep"})
 
 _FIELDS = {
     **{t: needs("command") for t in SHELL_TOOLS},
-    **{t: needs("file_path") for t in WRITE_TOOLS},
-    "read_file": needs("file_path"), "grep": needs("path", optional=True),
+    # 3.0.2 offers read_file and write_file with ``path``, edit with ``file_path``
+    **{t: needs("path", "file_path") for t in WRITE_TOOLS},
+    "read_file": needs("path", "file_path"), "grep": needs("path", optional=True),
     "web_fetch": needs("url"),
 }
 #: what a Vibe tool call must carry to be checked (built-in tools by their bare name and with the
@@ -44,13 +45,14 @@ def permission_calls(tool: str, args: dict[str, Any], cwd: str) -> g.Calls:
     name = bare(tool)
     if name in SHELL_TOOLS:
         return g.shell(args.get("command"), tool)
+    path = args.get("path") or args.get("file_path")
     if name == "write_file":
         content = args.get("content")
-        return g.writes([(args.get("file_path"), content if isinstance(content, str) else None)], tool, cwd)
+        return g.writes([(path, content if isinstance(content, str) else None)], tool, cwd)
     if name == "edit":
-        return g.writes([(args.get("file_path"), None)], tool, cwd)
+        return g.writes([(path, None)], tool, cwd)
     if name == "read_file":
-        return g.reads([args.get("file_path")], tool, cwd)
+        return g.reads([path], tool, cwd)
     if name == "grep":
         return g.reads([args.get("path") or cwd], tool, cwd)
     if name == "web_fetch":
