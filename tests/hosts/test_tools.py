@@ -430,7 +430,6 @@ def vibe(pypi_tool) -> Path:
 
 @pytest.mark.proves("vibe", "pre_file_read", "block", "closed")
 @pytest.mark.proves("vibe", "pre_file_write", "block", "closed")
-@pytest.mark.proves("vibe", "pre_fetch_url", "block", "closed")
 @pytest.mark.proves("vibe", "pre_tool_output", "block", "rewrite", "closed")
 def test_vibe_file_fetch_and_output_hooks(vibe, world):
     from agent_hooks_core.bridges.vibe import install as vb
