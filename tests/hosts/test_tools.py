@@ -448,3 +448,71 @@ def test_vibe_file_fetch_and_output_hooks(vibe, world):
         results = harness.run_agent([str(vibe), "-p", "go", "--auto-approve", "--output", "json"], world.home, env,
                                     model)
     check(world, todo, results, model.requests)
+
+
+# -- Qwen Code -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def npm_agents(npm_set) -> Path:
+    from .npm_agents import agents
+
+    return agents(npm_set)
+
+
+@pytest.mark.proves("qwen", "pre_file_write", "block", "closed")
+def test_qwen_file_write_hook(npm_agents, world):
+    from agent_hooks_core.bridges import qwen
+
+    from .fakemodel import FakeModel, say
+    from .npm_agents import base_env, write_json
+
+    cli = npm_agents / "@qwen-code" / "qwen-code" / "cli-entry.js"
+    todo = steps("write-blocked", "write-crash")
+    write_json(world.home / ".qwen" / "settings.json", {
+        "telemetry": {"enabled": False}, "privacy": {"usageStatisticsEnabled": False},
+        "general": {"enableAutoUpdate": False}})
+    qwen.INSTALLER.plan_install("user", argv=harness.hook_argv("qwen", world.probe)).apply()
+    tools = {"write": ("write_file", "file_path")}
+    with FakeModel([*(openai_call(tools, world, s) for s in todo), say("ok")]) as model:
+        results = harness.run_agent(
+            ["node", str(cli), "go", "--auth-type", "openai", "--openai-base-url", model.base_url,
+             "--openai-api-key", "dummy", "-m", "fake-model", "--yolo", "-o", "json"], world.home,
+            base_env(world.home, AGENT_HOOKS_PLUGINS=""), model)
+    check(world, todo, results, model.requests)
+
+
+# -- Kimi CLI ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def kimi(pypi_tool) -> Path:
+    return pypi_tool("kimi-cli", PINS["kimi"], "kimi")
+
+
+KIMI_TOOLS = {"read": ("ReadFile", "path"), "write": ("WriteFile", "path"), "fetch": ("FetchURL", "url")}
+
+
+@pytest.mark.proves("kimi", "pre_file_read", "block")
+@pytest.mark.proves("kimi", "pre_file_write", "block")
+@pytest.mark.proves("kimi", "pre_fetch_url", "block")
+def test_kimi_file_and_fetch_hooks(kimi, world):
+    """Kimi fails open when a hook cannot start, so only the block is claimed; a plugin that raises is
+    still a deny of ours."""
+    from agent_hooks_core.bridges.kimi import install as km
+
+    from .fakemodel import FakeModel, say
+    from .test_kimi import CONFIG
+
+    todo = steps("read-blocked", "read-crash", "write-blocked", "write-crash", "fetch-blocked", "fetch-crash")
+    world.prepare(todo)
+    (world.home / ".kimi").mkdir()
+    km.plan_install(argv=harness.hook_argv("kimi", world.probe)).apply()
+    config = world.home / ".kimi" / "config.toml"
+    with FakeModel([*(openai_call(KIMI_TOOLS, world, s) for s in todo), say("ok")]) as model:
+        config.write_text(CONFIG.format(base=model.base_url) + "\n[[hooks]]" + config.read_text().split("[[hooks]]", 1)[1])
+        env = {k: v for k, v in harness.local_env(KIMI_DISABLE_TELEMETRY="1", AGENT_HOOKS_PLUGINS="").items()
+               if k != "KIMI_SHARE_DIR"}
+        results = harness.run_agent([str(kimi), "--print", "-p", "go", "--output-format", "stream-json"], world.home,
+                                    env, model)
+    check(world, todo, results, model.requests)

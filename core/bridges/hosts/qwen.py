@@ -33,7 +33,7 @@ CAPABILITIES: dict[str, Cap] = {
                     note="a JSON deny or exit 2 blocks; other exits and timeouts let the tool run; "
                          "updatedInput is ignored, so a rewritten call is denied"),
     "pre_shell_exec": Cap("PreToolUse run_shell_command", block=True, closed=True, proven=PROVEN),
-    "pre_file_write": Cap("PreToolUse write_file|edit", block=True, closed=True),
+    "pre_file_write": Cap("PreToolUse write_file|edit", block=True, closed=True, proven=PROVEN),
     "post_tool": Cap("PostToolUse, PostToolUseFailure"),
     "agent_end": Cap("Stop"),
     "stop_gate": Cap("Stop", block=True, continues=True, proven=PROVEN,
