@@ -516,3 +516,38 @@ def test_kimi_file_and_fetch_hooks(kimi, world):
         results = harness.run_agent([str(kimi), "--print", "-p", "go", "--output-format", "stream-json"], world.home,
                                     env, model)
     check(world, todo, results, model.requests)
+
+
+# -- OpenHands -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def openhands(pypi_tool) -> Path:
+    return pypi_tool("openhands", PINS["openhands"], "openhands", pythons=("python3.12",))
+
+
+@pytest.mark.proves("openhands", "pre_file_read", "block")
+@pytest.mark.proves("openhands", "pre_file_write", "block")
+def test_openhands_file_hooks(openhands, world):
+    """OpenHands fails open when a hook cannot start, so only the block is claimed."""
+    from agent_hooks_core.bridges.openhands import install as oh
+
+    from .fakemodel import say, tool_call
+    from .netns import run_isolated
+
+    todo = steps("read-blocked", "read-crash", "write-blocked", "write-crash")
+    world.prepare(todo)
+    (world.home / ".openhands").mkdir()
+    oh.plan_install("user", None, argv=harness.hook_argv("openhands", world.probe)).apply()
+
+    def call(step: Step) -> Any:
+        path = str(world.project / step.target)
+        extra = {"command": "create", "file_text": "written\n"} if step.kind == "write" else {"command": "view"}
+        return tool_call("file_editor", {"path": path, **extra, "security_risk": "LOW"})
+
+    env = {**harness.local_env(AGENT_HOOKS_PLUGINS=""), "LLM_MODEL": "openai/fake-model", "LLM_API_KEY": "dummy",
+           "LLM_BASE_URL": "{base}", "OPENHANDS_SUPPRESS_BANNER": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    out = run_isolated([str(openhands), "--headless", "--json", "--override-with-envs", "-t", "go"],
+                       [*(call(s) for s in todo), say("ok")], env, world.project)
+    assert out["returncode"] == 0 and not out["errors"], out["stdout"][-2000:] + out["stderr"][-2000:]
+    check(world, todo, out["tool_results"], out["requests"])
