@@ -551,3 +551,30 @@ def test_openhands_file_hooks(openhands, world):
                        [*(call(s) for s in todo), say("ok")], env, world.project)
     assert out["returncode"] == 0 and not out["errors"], out["stdout"][-2000:] + out["stderr"][-2000:]
     check(world, todo, out["tool_results"], out["requests"])
+
+
+# -- Factory Droid -------------------------------------------------------------------------------
+
+
+@pytest.mark.proves("droid", "pre_file_write", "block")
+def test_droid_file_write_hook(npm_agents, world):
+    """Droid lets the tool run when a hook fails, so only the block is claimed."""
+    from agent_hooks_core.bridges import droid
+
+    from .netns_run import run_in_netns
+    from .npm_agents import base_env
+
+    cli = npm_agents / "@factory" / "cli-linux-x64" / "bin" / "droid"
+    todo = steps("write-blocked", "write-crash")
+    droid.INSTALLER.plan_install("user", argv=harness.hook_argv("droid", world.probe)).apply()
+    model = {"model": "fake-model", "displayName": "Fake", "baseUrl": "{BASE}", "apiKey": "dummy",
+             "provider": "generic-chat-completion-api", "maxOutputTokens": 4096}
+    turns = [{"call": ["Create", {"file_path": str(world.project / s.target), "content": "written\n"}]} for s in todo]
+    env = base_env(world.home, FACTORY_OTEL_ENABLED="false", FACTORY_TELEMETRY_INGEST_BASE_URL="http://127.0.0.1:9",
+                   AGENT_HOOKS_PLUGINS="")
+    out = run_in_netns([*turns, {"say": "ok"}],
+                       [str(cli), "exec", "-m", "custom:Fake-0", "--auto", "high", "-o", "json", "go"],
+                       world.project, env,
+                       {str(world.home / ".factory" / "settings.json"): {"customModels": [model]}})
+    assert out["returncode"] == 0 and not out["errors"], out
+    check(world, todo, list(out["tool_results"]), out["tool_results"])
