@@ -578,3 +578,68 @@ def test_droid_file_write_hook(npm_agents, world):
                        {str(world.home / ".factory" / "settings.json"): {"customModels": [model]}})
     assert out["returncode"] == 0 and not out["errors"], out
     check(world, todo, list(out["tool_results"]), out["tool_results"])
+
+
+# -- Codex ---------------------------------------------------------------------------------------
+
+
+def _patch(name: str) -> str:
+    return f"*** Begin Patch\n*** Add File: {name}\n+written\n*** End Patch\n"
+
+
+@pytest.fixture(scope="module")
+def codex(npm_tool) -> Path:
+    return npm_tool("@openai/codex", PINS["codex"], "codex")
+
+
+@pytest.mark.proves("codex", "pre_file_write", "block", "closed")
+@pytest.mark.proves("codex", "pre_tool_output", "block", "rewrite")
+def test_codex_file_write_and_output_hooks(codex, world, monkeypatch):
+    from agent_hooks_core.bridges.codex import install as cx
+
+    from .fake_responses import FakeResponses
+
+    class Patching(FakeResponses):
+        """Also plays ("patch", file name): an apply_patch call in the form the request offers."""
+
+        def events(self, req: dict[str, Any], step: tuple[str, str], n: int) -> list[dict[str, Any]]:
+            kind, value = step
+            if kind != "patch":
+                return super().events(req, step, n)
+            tool = next((t for t in req.get("tools") or [] if t.get("name") == "apply_patch"), None)
+            assert tool is not None, [t.get("name") for t in req.get("tools") or []]
+            if tool.get("type") == "custom":
+                item = {"type": "custom_tool_call", "id": f"ctc_{n}", "call_id": f"call_{n}", "name": "apply_patch",
+                        "input": _patch(value), "status": "completed"}
+            else:
+                item = {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": "apply_patch",
+                        "arguments": json.dumps({"input": _patch(value)}), "status": "completed"}
+            events = super().events(req, ("text", ""), n)
+            events[1]["item"] = item
+            events[2]["response"]["output"] = [item]
+            return events
+
+        def tool_outputs(self) -> list[str]:
+            return [out if isinstance(out, str) else json.dumps(out)
+                    for item in (self.requests[-1].get("input") or []) if isinstance(item, dict)
+                    and item.get("type") in ("function_call_output", "custom_tool_call_output")
+                    for out in [item.get("output")]]
+
+    todo = steps("write-blocked", "write-crash", "output-rewrite", "output-blocked")
+    monkeypatch.setenv("CODEX_HOME", str(world.home / ".codex"))
+    cx.plan_install("user", argv=harness.hook_argv("codex", world.probe)).apply()
+    script = [("shell", f"apply_patch <<'EOF'\n{_patch(s.target)}EOF\n") if s.kind == "write"
+              else ("shell", f"echo {s.target}") for s in todo]
+    with Patching([*script, ("text", "ok")]) as fake:
+        config = world.home / ".codex" / "config.toml"
+        config.write_text(
+            f'model = "gpt-5-codex"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\n'
+            f'base_url = "http://127.0.0.1:{fake.port}/v1"\nwire_api = "responses"\nenv_key = "FAKE_KEY"\n\n'
+            + config.read_text())
+        env = {**harness.local_env(AGENT_HOOKS_PLUGINS=""), "FAKE_KEY": "k"}
+        env.pop("OPENAI_API_KEY", None)
+        proc = subprocess.run([str(codex), "exec", "--skip-git-repo-check", "--json",
+                               "--dangerously-bypass-approvals-and-sandbox", "-C", str(world.project), "go"],
+                              capture_output=True, text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        check(world, todo, fake.tool_outputs(), fake.requests)
