@@ -643,3 +643,26 @@ def test_codex_file_write_and_output_hooks(codex, world, monkeypatch):
                               capture_output=True, text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
         assert proc.returncode == 0, proc.stderr[-3000:]
         check(world, todo, fake.tool_outputs(), fake.requests)
+
+
+def test_vibes_background_processes_go_through_the_shell_gate(vibe, world):
+    """run_typescript's ``tools.process.start`` runs a command with no ``bash`` call: the shell gate
+    still decides."""
+    from agent_hooks_core.bridges.vibe import install as vb
+
+    from .fakemodel import FakeModel, say, tool_call
+    from .probes import FORBIDDEN, hook_file
+    from .test_vibe import CONFIG
+
+    (world.home / ".vibe").mkdir()
+    vb.plan_install("user", None, argv=harness.hook_argv("vibe", hook_file(world.home.parent))).apply()
+    code = ("async function main() {\n  try { return await tools.process.start({command: %s}); }\n"
+            "  catch (e) { return String(e && e.message || e); }\n}\n" % json.dumps(FORBIDDEN))
+    with FakeModel([tool_call("run_typescript", {"code": code}), say("ok")]) as model:
+        (world.home / ".vibe" / "config.toml").write_text(CONFIG.format(base=model.base_url))
+        env = {k: v for k, v in harness.local_env(FAKE_API_KEY="dummy", AGENT_HOOKS_PLUGINS="").items()
+               if k != "VIBE_HOME"}
+        results = harness.run_agent([str(vibe), "-p", "go", "--auto-approve", "--output", "json"], world.home, env,
+                                    model)
+    assert not (world.project / "ran.txt").exists(), results
+    assert "processId" not in results[0], results
