@@ -656,8 +656,9 @@ def test_vibes_background_processes_go_through_the_shell_gate(vibe, world):
 
     (world.home / ".vibe").mkdir()
     vb.plan_install("user", None, argv=harness.hook_argv("vibe", hook_file(world.home.parent))).apply()
-    code = ("async function main() {\n  try { return await tools.process.start({command: %s}); }\n"
-            "  catch (e) { return String(e && e.message || e); }\n}\n" % json.dumps(FORBIDDEN))
+    start = f"tools.process.start({{command: {json.dumps(FORBIDDEN)}}})"
+    code = (f"async function main() {{\n  try {{ return await {start}; }}\n"
+            "  catch (e) { return String(e && e.message || e); }\n}\n")
     with FakeModel([tool_call("run_typescript", {"code": code}), say("ok")]) as model:
         (world.home / ".vibe" / "config.toml").write_text(CONFIG.format(base=model.base_url))
         env = {k: v for k, v in harness.local_env(FAKE_API_KEY="dummy", AGENT_HOOKS_PLUGINS="").items()
