@@ -625,15 +625,17 @@ def test_codex_file_write_and_output_hooks(codex, world, monkeypatch):
                     and item.get("type") in ("function_call_output", "custom_tool_call_output")
                     for out in [item.get("output")]]
 
-    todo = steps("write-blocked", "write-crash", "output-rewrite", "output-blocked")
+    # each write twice: as an apply_patch call, and as a patch handed to apply_patch in a shell
+    # command (which Codex applies itself)
+    todo = steps("write-blocked", "write-crash", "write-blocked", "write-crash", "output-rewrite", "output-blocked")
     monkeypatch.setenv("CODEX_HOME", str(world.home / ".codex"))
     cx.plan_install("user", argv=harness.hook_argv("codex", world.probe)).apply()
-    script = [("shell", f"apply_patch <<'EOF'\n{_patch(s.target)}EOF\n") if s.kind == "write"
-              else ("shell", f"echo {s.target}") for s in todo]
+    script = [("patch", s.target) if i < 2 else ("shell", f"apply_patch <<'EOF'\n{_patch(s.target)}EOF\n")
+              if s.kind == "write" else ("shell", f"echo {s.target}") for i, s in enumerate(todo)]
     with Patching([*script, ("text", "ok")]) as fake:
         config = world.home / ".codex" / "config.toml"
         config.write_text(
-            f'model = "gpt-5-codex"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\n'
+            f'model = "gpt-5.5"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\n'
             f'base_url = "http://127.0.0.1:{fake.port}/v1"\nwire_api = "responses"\nenv_key = "FAKE_KEY"\n\n'
             + config.read_text())
         env = {**harness.local_env(AGENT_HOOKS_PLUGINS=""), "FAKE_KEY": "k"}
