@@ -255,6 +255,34 @@ def test_claude_code_file_fetch_and_output_hooks(claude, world):
 
 
 
+BATCH = """
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def post_tool_batch(event):
+    if any("FIRST" in str(c["arguments"].get("command")) for c in event.tool_calls):
+        return {"fallback": "call_user"}
+"""
+
+
+@pytest.mark.proves("claude-code", "post_tool_batch", "block")
+def test_claude_code_post_tool_batch_returns_control_to_the_user(claude, world):
+    """``fallback: call_user`` after a batch ends the turn: the next tool call is never asked for."""
+    world.probe.write_text(BATCH)
+    calls = [("Bash", {"command": "touch FIRST", "description": "scripted"}),
+             ("Bash", {"command": "touch SECOND", "description": "scripted"})]
+    harness.install("claude-code", "--transport", "command")
+    world.user_hook()
+    with ScriptedAnthropic(calls) as fake:
+        env = {**harness.local_env(AGENT_HOOKS_PLUGINS=""), "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": "k",
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+        proc = subprocess.run([str(claude), "-p", "go", "--allowedTools", "Bash"], cwd=world.project, env=env,
+                              capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (world.project / "FIRST").exists() and not (world.project / "SECOND").exists()
+    assert not fake.tool_results(), fake.tool_results()  # the model was not asked again
+
+
 # -- OpenCode ------------------------------------------------------------------------------------
 
 

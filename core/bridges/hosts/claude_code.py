@@ -53,7 +53,7 @@ CAPABILITIES: dict[str, Cap] = {
 "pre_fetch_url": Cap("PreToolUse WebFetch|WebSearch", block=True, closed=True, proven=PROVEN),
 "post_tool": Cap("PostToolUse, PostToolUseFailure"),
 "pre_tool_output": Cap("PostToolUse", block=True, rewrite=True, proven=PROVEN),
-"post_tool_batch": Cap("PostToolBatch", block=True, note="fallback call_user only"),
+"post_tool_batch": Cap("PostToolBatch", block=True, proven=PROVEN, note="fallback call_user only"),
 "pre_compact": Cap("PreCompact", block=True),
 "post_compact": Cap("PostCompact"),
 "agent_end": Cap("Stop"),
