@@ -33,6 +33,8 @@ class QwenAdapter(ClaudeFormatAdapter):
     TOOL_SHAPE = ToolShape(fields={SHELL: needs("command"), **{t: needs("file_path") for t in WRITE_TOOLS},
                                    "read_file": needs("absolute_path", "file_path")})
     PERMISSION_SHAPE = TOOL_SHAPE
+    # 0.24 reads a PreToolUse updatedInput nowhere (only a PermissionRequest allow's)
+    TOOL_REWRITE = False
 
     def permission_calls(self, tool: str, arguments: dict[str, Any], cwd: str) -> g.Calls:
         if tool in WRITE_TOOLS:

@@ -5,15 +5,17 @@ guard plugin, each host's own event and answer shapes)."""
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from agent_hooks_core import hookimpl
 from agent_hooks_core.bridges import adapter as load_adapter
 from agent_hooks_core.bridges.capabilities import of
 
 from . import payloads as cc_payloads
-from .hostkit_support import SECRET, guard_runtime, payloads
+from .hostkit_support import SECRET, guard_runtime, payloads, runtime
 
 
 def _sample(host: str, key: str) -> dict[str, Any]:
@@ -111,3 +113,19 @@ def test_every_registered_host_is_in_the_table():
     from agent_hooks_core.bridges import registry
 
     assert {h.name for h in registry.first_party() if h.name not in ("pi", "omp")} == set(HOSTS)
+
+
+class _Rewriter:
+    @hookimpl
+    def pre_tool(self, event: Any) -> dict[str, Any]:
+        return {"arguments": {**(event.arguments or {}), "command": "echo rewritten"}}
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_a_rewrite_the_host_cannot_run_is_denied_never_run_as_it_was(host, tmp_path):
+    """Where the host ignores changed tool input, the call it would run is one no plugin approved."""
+    build, is_deny = SHELL[host]
+    answer = load_adapter(host).handle(runtime(("rewriter", _Rewriter()), cwd=str(tmp_path)), build("echo original"))
+    assert "echo rewritten" in json.dumps(answer.body) or (is_deny(answer) and answer.blocked), answer
+    if not of(host)["pre_tool"].rewrite:
+        assert is_deny(answer) and "cannot run a rewritten" in json.dumps(answer.body), answer

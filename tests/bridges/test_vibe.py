@@ -55,6 +55,20 @@ def test_an_event_that_cannot_be_checked_is_denied_on_both_paths(event):
     assert answer.exit_code == 2 and answer.stderr and answer.blocked
 
 
+@pytest.mark.parametrize(("tool", "arguments", "hook"), [
+    ("read_file", {"path": "secret.txt"}, "pre_file_read"),           # 3.0.2's own field
+    ("read_file", {"file_path": "secret.txt"}, "pre_file_read"),
+    ("write_file", {"path": "secret.txt", "content": "x"}, "pre_file_write"),
+    ("edit", {"file_path": "secret.txt", "old_string": "a", "new_string": "b"}, "pre_file_write"),
+])
+def test_file_tools_reach_their_permission_hook_whichever_path_field(tool, arguments, hook, tmp_path):
+    plugin = Scripted(**{hook: {"denied": True, "reason": "not that file"}})
+    event = {**SAMPLES["pre_tool"], "tool_name": tool, "tool_input": arguments}
+    answer = ADAPTER.handle(runtime(plugin, cwd=str(tmp_path)), event)
+    assert answer.blocked and answer.body["reason"] == "not that file", answer
+    assert plugin.calls[0][1]["path"] == str(tmp_path / "secret.txt")
+
+
 def test_rewrite_is_the_whole_new_input(tmp_path):
     plugin = Scripted(pre_tool={"arguments": {"command": "echo safer"}})
     answer = ADAPTER.handle(runtime(plugin, cwd=str(tmp_path)), pre_tool("echo original"))

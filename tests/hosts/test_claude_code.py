@@ -186,6 +186,8 @@ agent_hooks_approver = APPROVER
 @hookimpl
 def permission_request(event, ctx):
     command = event.arguments.get("command", "")
+    if "touch CRASH" in command:
+        raise RuntimeError("approver exploded")
     if command.startswith("echo ran"):
         return {"decision": "allow", "arguments": {**event.arguments, "command": command + " && touch REWRITTEN"}}
     if command.startswith("touch DENIED"):
@@ -222,8 +224,9 @@ def test_the_stop_gate_keeps_claude_code_working_within_the_limit(claude, venv, 
     ("echo ran > RAN", False, [], "not an approver"),                    # an allow from a non-approver denies
     ("touch DENIED", True, [], "no DENIED files here [decider]"),        # deny, the reason to the model
     ("touch UNDECIDED", True, [], None),                                 # no opinion: Claude Code's own prompt
+    ("touch CRASH", True, [], "permission_request fails closed"),          # an approver that raises: denied
 ])
-@pytest.mark.proves("claude-code", "permission_request", "block", "rewrite")
+@pytest.mark.proves("claude-code", "permission_request", "block", "rewrite", "closed")
 def test_the_permission_decision_on_claude_codes_prompt(claude, venv, home, command, approver, ran, seen):
     install(venv, home)
     _user_hook(venv, home, "decider", DECIDER.replace("APPROVER", str(approver)))

@@ -132,6 +132,8 @@ def permission_request(event, ctx):
     Path(ctx.cwd, "ASKED").write_text(repr(event.tool_name))
     command = event.arguments.get("command", "")
     command = command if isinstance(command, str) else " ".join(command)
+    if "touch CRASH" in command:
+        raise RuntimeError("approver exploded")
     if "echo ran" in command:
         return {"decision": "allow"}
     if "touch DENIED" in command:
@@ -149,8 +151,9 @@ ASKS = 'approval_policy = "on-request"\nsandbox_mode = "workspace-write"\n'
     ("echo ran > RAN", False, ["ASKED"], "not an approver"),              # an allow from a non-approver denies
     ("touch DENIED", True, ["ASKED"], "no DENIED files here [decider]"),  # deny, the reason to the model
     ("touch UNDECIDED", True, ["ASKED"], "automatic approval review"),    # no opinion: Codex's own review
+    ("touch CRASH", True, ["ASKED"], "permission_request fails closed"),   # an approver that raises: denied
 ])
-@pytest.mark.proves("codex", "permission_request", "block")
+@pytest.mark.proves("codex", "permission_request", "block", "closed")
 def test_the_permission_decision_on_codexs_approval(codex, home, tmp_path, command, approver, ran, seen):
     decider = tmp_path / "decider.py"
     decider.write_text(DECIDER.replace("APPROVER", str(approver)))

@@ -117,6 +117,8 @@ agent_hooks_approver = APPROVER
 @hookimpl
 def permission_request(event, ctx):
     command = event.arguments.get("command", "")
+    if "touch CRASH" in command:
+        raise RuntimeError("approver exploded")
     if command.startswith("echo ran"):
         return {"decision": "allow"}
     if command.startswith("touch DENIED"):
@@ -131,8 +133,9 @@ NO_PROMPT = "no interactive user response was available"
     ("echo ran > RAN", False, [], "not an approver"),                  # an allow from a non-approver denies
     ("touch DENIED", True, [], "no DENIED files here [decider]"),      # deny, the reason to the model
     ("touch UNDECIDED", True, [], NO_PROMPT),                          # no opinion: Copilot's own decision
+    ("touch CRASH", True, [], "permission_request fails closed"),          # an approver that raises: denied
 ])
-@pytest.mark.proves("copilot", "permission_request", "block")
+@pytest.mark.proves("copilot", "permission_request", "block", "closed")
 def test_the_permission_decision_on_copilots_permission_check(cli, home, tmp_path, command, approver, ran, seen):
     decider = tmp_path / "decider.py"
     decider.write_text(DECIDER.replace("APPROVER", str(approver)))

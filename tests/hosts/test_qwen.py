@@ -73,11 +73,14 @@ def test_a_crash_of_ours_blocks(cli, home, tmp_path):
 
 
 @pytest.mark.proves("qwen", "pre_shell_exec", "block")
-def test_a_shell_gate_blocks_with_the_reason(cli, home, tmp_path):
+def test_a_shell_gate_blocks_and_a_rewritten_call_is_denied(cli, home, tmp_path):
+    """Qwen 0.24.4 ignores a PreToolUse updatedInput: the rewritten call is denied, never run as it was."""
     install(harness.hook_argv("qwen", hook_file(tmp_path)))
-    blocked = run_qwen(cli, home, [tool_call("run_shell_command", {"command": FORBIDDEN}), say("ok")])
+    outputs = run_qwen(cli, home, [tool_call("run_shell_command", {"command": FORBIDDEN}),
+                                   tool_call("run_shell_command", {"command": "echo original"}), say("ok")])
     assert not (home / "project" / "ran.txt").exists()
-    assert REASON in blocked[0], blocked
+    assert REASON in outputs[0], outputs
+    assert "cannot run a rewritten call" in outputs[1] and "Output:" not in outputs[1], outputs
 
 
 
@@ -97,6 +100,8 @@ agent_hooks_approver = APPROVER
 @hookimpl
 def permission_request(event, ctx):
     command = event.arguments.get("command", "")
+    if "touch CRASH" in command:
+        raise RuntimeError("approver exploded")
     if command.startswith("echo ran"):
         return {"decision": "allow", "arguments": {**event.arguments, "command": command + " && touch REWRITTEN"}}
     if command.startswith("touch DENIED"):
@@ -108,8 +113,9 @@ def permission_request(event, ctx):
     ("echo ran > RAN", True, ["RAN", "REWRITTEN"], None),              # allowed, with updated input
     ("echo ran > RAN", False, [], "not an approver"),                  # an allow from a non-approver denies
     ("touch DENIED", True, [], "no DENIED files here [decider]"),      # deny, the reason to the model
+    ("touch CRASH", True, [], "permission_request fails closed"),          # an approver that raises: denied
 ])
-@pytest.mark.proves("qwen", "permission_request", "block", "rewrite")
+@pytest.mark.proves("qwen", "permission_request", "block", "rewrite", "closed")
 def test_the_permission_decision_on_qwens_prompt(cli, home, tmp_path, command, approver, ran, seen):
     """No opinion (Qwen then asks its client, and waits) is covered by the protocol tests: a stream-json
     run without a client answering never ends."""

@@ -27,6 +27,8 @@ TOOL_SHAPE = ToolShape(fields={
     **{t: needs("command", "patch", "input") for t in PATCH_TOOLS},
 })
 
+_PATCH_START = "*** Begin Patch"
+
 #: events whose reply may carry ``hookSpecificOutput.additionalContext``
 CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart", "PreToolUse", "PostToolUse"})
 
@@ -37,7 +39,12 @@ def permission_calls(tool: str, arguments: dict[str, Any], cwd: str) -> g.Calls:
         command = arguments.get("command")
         if isinstance(command, list):  # older shells pass argv
             command = " ".join(str(c) for c in command)
-        return g.shell(command, tool)
+        calls = g.shell(command, tool)
+        # Codex applies a patch given to ``apply_patch`` in a shell command itself (heredoc or
+        # argument), so the files it names are written without an apply_patch tool call
+        if isinstance(command, str) and _PATCH_START in command:
+            calls += g.writes(g.patch_files(command), tool, cwd)
+        return calls
     if tool in PATCH_TOOLS:
         patch = arguments.get("command") or arguments.get("patch") or arguments.get("input")
         return g.writes(g.patch_files(patch), tool, cwd) if isinstance(patch, str) else []

@@ -34,6 +34,9 @@ class ClaudeFormatAdapter(Adapter):
     PERMISSION_SHAPE: ToolShape | None = None
     #: an allow on PermissionRequest may carry the changed input (``updatedInput``)
     PERMISSION_REWRITE = True
+    #: the host runs a PreToolUse ``updatedInput``; where it ignores it, a rewritten call is denied
+    #: (running what no plugin approved is worse than not running it)
+    TOOL_REWRITE = True
 
     @property
     def SHAPES(self) -> Mapping[str, ToolShape]:  # type: ignore[override]
@@ -93,6 +96,11 @@ class ClaudeFormatAdapter(Adapter):
             return HostAnswer(body=self._specific("PreToolUse", permissionDecision="deny",
                                                   permissionDecisionReason=reason), blocked=True)
         body = None
+        if verdict.changed and not self.TOOL_REWRITE:
+            reason = (f"{', '.join(verdict.by)} rewrote this {tool} call, and {self.TITLE} cannot run a rewritten "
+                      "call: it was not run")
+            return HostAnswer(body=self._specific("PreToolUse", permissionDecision="deny",
+                                                  permissionDecisionReason=reason), blocked=True)
         if verdict.changed:
             if tool in self.SHELL_TOOLS and not isinstance(verdict.arguments.get("command"), str):
                 return self.failure("PreToolUse", f"{', '.join(verdict.by)} rewrote the {tool} input without "

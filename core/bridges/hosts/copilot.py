@@ -31,7 +31,7 @@ CAPABILITIES: dict[str, Cap] = {
     "agent_end": Cap("Stop"),
     "stop_gate": Cap("Stop", block=True, continues=True, proven=PROVEN,
                      note="continue = decision block, the reason as the next instruction"),
-    "permission_request": Cap("PermissionRequest", block=True, closed=True,
+    "permission_request": Cap("PermissionRequest", block=True, closed=True, proven=PROVEN,
                               note="deny; allow (approvers) skips the permission check; no updated input; "
                                    "fires even with --allow-all"),
     "host_event": Cap("PreMcpToolCall, ErrorOccurred, SubagentStart, SubagentStop, PreCompact, Notification"),

@@ -11,6 +11,7 @@ JSON *and* exit 2 with the reason on stderr, so it blocks on either path. Facts:
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from ..base import HostAnswer
@@ -26,13 +27,18 @@ READ_TOOLS = frozenset({"read_file", "grep"})
 
 _FIELDS = {
     **{t: needs("command") for t in SHELL_TOOLS},
-    **{t: needs("file_path") for t in WRITE_TOOLS},
-    "read_file": needs("file_path"), "grep": needs("path", optional=True),
+    # 3.0.2 offers read_file and write_file with ``path``, edit with ``file_path``
+    **{t: needs("path", "file_path") for t in WRITE_TOOLS},
+    "read_file": needs("path", "file_path"), "grep": needs("path", optional=True),
     "web_fetch": needs("url"),
 }
 #: what a Vibe tool call must carry to be checked (built-in tools by their bare name and with the
 #: ``file_system.`` prefix some builds report)
-TOOL_SHAPE = ToolShape(fields={**_FIELDS, **{f"file_system.{t}": n for t, n in _FIELDS.items()}})
+#: run_typescript's background processes (3.0.2): a started command and what is typed into it are
+#: shell input like a ``bash`` call's command
+PROCESS_START, PROCESS_WRITE = "process.start", "process.write"
+TOOL_SHAPE = ToolShape(fields={**_FIELDS, **{f"file_system.{t}": n for t, n in _FIELDS.items()},
+                               PROCESS_START: needs("command")})
 
 
 def bare(tool: str) -> str:
@@ -40,17 +46,35 @@ def bare(tool: str) -> str:
     return tool.rsplit(".", 1)[-1]
 
 
+def _typed(args: dict[str, Any]) -> str | None:
+    """The text a ``process.write`` sends to a running process (base64 bytes decoded)."""
+    if isinstance(args.get("text"), str):
+        return str(args["text"])
+    raw = args.get("bytesBase64")
+    if isinstance(raw, str):
+        try:
+            return base64.b64decode(raw, validate=True).decode("utf-8", "replace")
+        except ValueError:
+            return raw  # not base64: checked as it is, never skipped
+    return None
+
+
 def permission_calls(tool: str, args: dict[str, Any], cwd: str) -> g.Calls:
+    if tool == PROCESS_START:
+        return g.shell(args.get("command"), tool)
+    if tool == PROCESS_WRITE:
+        return g.shell(_typed(args), tool)
     name = bare(tool)
     if name in SHELL_TOOLS:
         return g.shell(args.get("command"), tool)
+    path = args.get("path") or args.get("file_path")
     if name == "write_file":
         content = args.get("content")
-        return g.writes([(args.get("file_path"), content if isinstance(content, str) else None)], tool, cwd)
+        return g.writes([(path, content if isinstance(content, str) else None)], tool, cwd)
     if name == "edit":
-        return g.writes([(args.get("file_path"), None)], tool, cwd)
+        return g.writes([(path, None)], tool, cwd)
     if name == "read_file":
-        return g.reads([args.get("file_path")], tool, cwd)
+        return g.reads([path], tool, cwd)
     if name == "grep":
         return g.reads([args.get("path") or cwd], tool, cwd)
     if name == "web_fetch":
