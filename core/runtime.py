@@ -236,8 +236,8 @@ class Runtime:
 
     # -- construction from settings ---------------------------------------------------------
 
-    # Set by the package (agent_hooks_core/__init__.py), which sits above both this module and
-    # discovery: discovery builds Runtimes, so the runtime must not import it (no cycle).
+    # discovery builds Runtimes, so it is imported when first used (_load_runtime, below), never
+    # with this module; a replaceable class attribute so tests and embedders can swap the loader.
     _settings_loader: ClassVar[Callable[..., Runtime]]
 
     @classmethod
@@ -612,3 +612,14 @@ def _plugin_name(plugin: object) -> str:
     if isinstance(name, str):
         return name
     return type(plugin).__name__
+
+
+def _load_runtime(cwd: str | None = None, **options: Any) -> Runtime:
+    # Imported on first use: discovery (settings, trust, entry points) costs import time that a
+    # Runtime built from plugins in code never needs, and it imports this module (no cycle).
+    from .discovery import load_runtime
+
+    return load_runtime(cwd=cwd, **options)
+
+
+Runtime._settings_loader = _load_runtime
