@@ -21,8 +21,7 @@ Layout: this folder, ``core/``, is the package ``agent_hooks_core``; its sub-pac
 modules is docs/architecture.md.
 """
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read it so)
 if TYPE_CHECKING:  # what mypy and IDEs see; at run time each name is imported on first access
     from .context import HookContext, NoUI, StatusLine
     from .errors import AgentHooksError, HookError, PayloadError, PluginError, UnknownHookError
