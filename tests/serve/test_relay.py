@@ -17,18 +17,18 @@ import pytest
 from ..bridges.payloads import event
 from .conftest import Server, start_server
 
-#: a pre_tool that says which process answered. With KILL_SERVER set it allows instead and, in
-#: a worker of the server (whose parent's pid is the server's pid file: never the test's own
+#: a pre_tool that says which process answered. With KILL_SERVER (a file holding the server's
+#: pid) set it allows instead and, in a worker of that server (its parent: never the test's own
 #: process), kills the server first
 HOOK = """\
-import glob, os
+import os
 from agent_hooks_core import hookimpl
 
 @hookimpl
 def pre_tool(event):
     if os.environ.get("KILL_SERVER"):
-        for pidfile in glob.glob(os.path.join(os.environ["AGENT_HOOKS_HOME"], "run", "serve-*.pid")):
-            if int(open(pidfile).read()) == os.getppid():
+        with open(os.environ["KILL_SERVER"]) as fh:
+            if int(fh.read()) == os.getppid():
                 os.kill(os.getppid(), 9)
         return None
     return {"block": True, "reason": "denied by the hook in pid %d" % os.getpid()}
@@ -129,10 +129,16 @@ def test_an_event_without_a_cwd_is_answered_in_process(server: Server, project: 
 def test_the_server_killed_mid_request_blocks_a_gating_event(serve_home: Path, project: Path, hook: Path) -> None:
     # the hook allows wherever it runs and kills the server from its worker: only the failure
     # answer of a lost relay can deny here (in-process, the event would be allowed)
-    server = start_server(serve_home, {"KILL_SERVER": "1"})
+    pidfile = serve_home.parent / "server.pid"
+    server = start_server(serve_home, {"KILL_SERVER": str(pidfile)})
     try:
+        pidfile.write_text(str(server.proc.pid))
         proc = per_event(server.run_env(), project, hook)
-        assert server.proc.wait(timeout=60) == -9, "the hook did not run in the server's worker"
+        try:
+            code = server.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            code = None
+        assert code == -9, f"the hook did not run in the server's worker: {proc.stdout!r} {proc.stderr!r}"
         verdict, reason = decision(proc)
         assert verdict == "deny" and "fail-closed" in reason and "warm server" in reason, reason
     finally:
