@@ -3,7 +3,9 @@
 Host-facing commands that run once per agent event (``claude-code``, ``chibi``, and the quick
 cases of ``serve``: ``serve start`` when running, ``serve --stdio``) are dispatched
 here before typer, rich or pydantic are imported: they are a fresh process per event and their
-start-up time is the hook's latency. Everything else goes to the typer app.
+start-up time is the hook's latency. Everything else goes to the typer app. A host's per-event
+command is first offered to this user's warm server when one runs for the same environment
+(``transports/relay.py``), before the host's record is read.
 """
 
 from __future__ import annotations
