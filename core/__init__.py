@@ -21,8 +21,12 @@ Layout: this folder, ``core/``, is the package ``agent_hooks_core``; its sub-pac
 modules is docs/architecture.md.
 """
 
+from __future__ import annotations
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read it so)
 if TYPE_CHECKING:  # what mypy and IDEs see; at run time each name is imported on first access
+    from typing import Any
+
     from .context import HookContext, NoUI, StatusLine
     from .errors import AgentHooksError, HookError, PayloadError, PluginError, UnknownHookError
     from .event import HookEvent
@@ -54,6 +58,14 @@ _LAZY = {
     "hookimpl": ".hookspecs.markers",
     "hookspec": ".hookspecs.markers",
 }
+
+
+def _load_runtime(cwd: str | None = None, **options: Any) -> Runtime:
+    """``Runtime.from_settings`` (the runtime module installs it): discovery (settings, trust, entry
+    points) is imported on first use, and only from here, above both it and the runtime."""
+    from .discovery import load_runtime
+
+    return load_runtime(cwd=cwd, **options)
 
 
 def __getattr__(name: str) -> object:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pluggy
 
+from . import _load_runtime
 from .context import UI, HookContext, NoUI
 from .engine import HandlerCalls, MetaSink, Timed, run_async, run_bounded, run_here
 from .errors import ConfigError, HookError, PayloadError, PluginError, UnknownHookError, describe
@@ -236,8 +237,8 @@ class Runtime:
 
     # -- construction from settings ---------------------------------------------------------
 
-    # discovery builds Runtimes, so it is imported when first used (_load_runtime, below), never
-    # with this module; a replaceable class attribute so tests and embedders can swap the loader.
+    # The package's _load_runtime (set below): the package sits above both this module and
+    # discovery, which builds Runtimes, so the runtime never imports discovery (no cycle).
     _settings_loader: ClassVar[Callable[..., Runtime]]
 
     @classmethod
@@ -612,14 +613,6 @@ def _plugin_name(plugin: object) -> str:
     if isinstance(name, str):
         return name
     return type(plugin).__name__
-
-
-def _load_runtime(cwd: str | None = None, **options: Any) -> Runtime:
-    # Imported on first use: discovery (settings, trust, entry points) costs import time that a
-    # Runtime built from plugins in code never needs, and it imports this module (no cycle).
-    from .discovery import load_runtime
-
-    return load_runtime(cwd=cwd, **options)
 
 
 Runtime._settings_loader = _load_runtime
