@@ -186,7 +186,10 @@ def _peer_uid(sock: _socket.socket) -> int | None:
 
 def _exchange(path: str, request: bytes, until: float) -> bytes:
     """The whole reply to ``request``; NotSent before the server has all of it, Lost after."""
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    except (AttributeError, OSError) as exc:  # no unix sockets here
+        raise NotSent(str(exc)) from None
     try:
         try:
             sock.settimeout(max(until - time.monotonic(), 0.001))
@@ -227,7 +230,17 @@ def _exchange(path: str, request: bytes, until: float) -> bytes:
 
 
 def _failure(host: str, args: list[str], raw: bytes, problem: str) -> int:
-    """The host's failure answer to ``raw`` (a deny/block on gating events), written; its exit code."""
+    """The host's failure answer to ``raw`` (a deny/block on gating events), written; its exit code.
+    Should even that fail, exit 2 with one line: a block in every command host."""
+    try:
+        return _adapter_failure(host, args, raw, problem)
+    except BaseException as exc:
+        sys.stderr.write(f"agenthooks {host}: {problem}; and the failure answer failed ({type(exc).__name__}: {exc})\n")
+        sys.stderr.flush()
+        return 2
+
+
+def _adapter_failure(host: str, args: list[str], raw: bytes, problem: str) -> int:
     from ..bridges import registry
     from ..bridges.base import UsageError
     from . import dispatch, process
