@@ -154,11 +154,12 @@ PER_PROCESS = ("AGENT_HOOKS_ANSWER_BY", "AGENT_HOOKS_RELAY", "AGENT_HOOKS_BRIDGE
 
 def environment_key(env: Mapping[str, str] | None = None) -> str:
     """What, beside the files the server watches, decides what a runtime built here would run:
-    this environment (:func:`identity`), :data:`ENV_KEYS`, our own variables and ``sys.path``.
+    this Python environment (``sys.prefix``), :data:`ENV_KEYS` (``AGENT_HOOKS_HOME`` among them:
+    with the prefix, what :func:`identity` is made of), our own variables and ``sys.path``.
     Two processes with the same key build the same runtime from the same files, so the warm server
     may answer for a per-event process only when their keys are equal."""
     environ = os.environ if env is None else env
-    parts = [identity(), *(f"{k}={environ[k]}" if k in environ else k for k in ENV_KEYS)]
+    parts = [sys.prefix, *(f"{k}={environ[k]}" if k in environ else k for k in ENV_KEYS)]
     parts += sorted(f"{k}={v}" for k, v in environ.items() if k.startswith("AGENT_HOOKS_") and k not in PER_PROCESS)
     parts += ["", *sys.path]
     return f"{zlib.crc32(chr(0).join(parts).encode('utf-8', 'surrogateescape')):08x}"

@@ -153,3 +153,35 @@ def test_a_relayed_event_imports_neither_pluggy_nor_the_runtime(server: Server, 
     assert served(server) == before + 1, proc.stderr
     imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines() if "|" in line}
     assert not imported & {"pluggy", "pydantic", "agent_hooks_core.runtime", "agent_hooks_core.bridges"}
+
+
+BASE_ENV = {"HOME": "/home/u", "PATH": "/usr/bin", "AGENT_HOOKS_HOME": "/home/u/.ah"}
+
+
+@pytest.mark.parametrize(("change", "same"), [
+    ({}, True),
+    ({"AGENT_HOOKS_ANSWER_BY": "1"}, True),  # one event's budget
+    ({"AGENT_HOOKS_RELAY": "1"}, True),
+    ({"AGENT_HOOKS_BRIDGE_WORKER": "0"}, True),
+    ({"CLAUDE_PROJECT_DIR": "/p"}, True),  # a host's per-event variable
+    ({"PATH": "/other/bin"}, False),
+    ({"XDG_CONFIG_HOME": "/x"}, False),
+    ({"CODEX_HOME": "/c"}, False),
+    ({"AGENT_HOOKS_PLUGINS": "guard"}, False),
+    ({"AGENT_HOOKS_HOME": "/elsewhere"}, False),
+])
+def test_the_environment_key(change: dict[str, str], same: bool) -> None:
+    from agent_hooks_core import runpaths
+
+    assert (runpaths.environment_key({**BASE_ENV, **change}) == runpaths.environment_key(BASE_ENV)) is same
+
+
+def test_the_relay_waits_as_long_as_the_per_event_process() -> None:
+    from agent_hooks_core.bridges import registry
+    from agent_hooks_core.transports import process, relay
+
+    assert (relay.DEADLINE, relay.ENV_DEADLINE, relay.ENV_ANSWER_BY) == (
+        process.DEFAULT_DEADLINE, process.ENV_DEADLINE, process.ENV_ANSWER_BY)
+    for record in registry.first_party():
+        if record.command is not None:  # the hosts the relay serves: none answers sooner
+            assert record.load_adapter().answer_deadline <= relay.DEADLINE, record.name
