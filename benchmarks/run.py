@@ -16,6 +16,8 @@ B3  afire("pre_tool") with async handlers                   vs B2's fire()
 B4  `agenthooks claude-code`, a fresh process per event,    vs python -c "import json,sys; json.load(sys.stdin)"
     10 plugin distributions installed; PreToolUse (gating: answered in a forked worker)
 B4n the same for PostToolUse (not gating: answered in the process itself, no fork)
+B4w B4's command with this user's warm server up (`serve run`): the event is relayed to it
+B4wn the same for PostToolUse
 B5  Runtime.from_settings() in a fresh process with 200     vs the same with none (difference in ms)
     extra distributions on sys.path (cached scan; cold too)
 B6  `agenthooks chibi` (agent-hooks as a chibi plugin)      vs the same plugin fired in-process
@@ -327,10 +329,45 @@ def bench_bridge(quick: bool, tmp: Path) -> list[Row]:
     t_bridge, t_bare = interleaved_processes(bridge, bare, runs)
     post = json.dumps({**CC_EVENT, "hook_event_name": "PostToolUse", "tool_response": {"stdout": "ok"}}).encode()
     t_post, t_bare_post = interleaved_processes((bridge[0], post, env), (bare[0], post, env), runs)
-    return [Row("B4", "agenthooks claude-code, process per event, 10 plugins, PreToolUse (forked worker)", t_bridge,
-                "python -c json.load(stdin)", t_bare, target="<= 2x", note=note),
+    rows = [Row("B4", "agenthooks claude-code, process per event, 10 plugins, PreToolUse, no server (forked worker)",
+                t_bridge, "python -c json.load(stdin)", t_bare, target="<= 2x", note=note),
             Row("B4n", "the same, PostToolUse (not gating: no fork)", t_post, "python -c json.load(stdin)",
                 t_bare_post)]
+    return rows + bench_bridge_relayed(runs, home, env, bare, post)
+
+
+def _b7() -> Any:
+    """benchmarks/b7_serve.py as a module (its Server starts and stops a real ``serve run``)."""
+    spec = importlib.util.spec_from_file_location("b7_serve", HERE / "b7_serve.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def bench_bridge_relayed(runs: int, home: Path, env: dict[str, str], bare: tuple[list[str], bytes, dict[str, str]],
+                         post: bytes) -> list[Row]:
+    """B4w: B4's command and environment with this user's warm server up: the event is relayed."""
+    from agent_hooks_core.serve.server import request
+
+    env = {**env, "AGENT_HOOKS_SERVE_PORT": "0"}  # the server's environment and the bridge's, the same
+    srv = _b7().Server(home, env)
+    try:
+        def events() -> int:
+            return int(json.loads(request("GET", "/status", sock=srv.sock)[2])["events"])
+
+        bridge = ([PY, "-m", "agent_hooks_core", "claude-code"], bare[1], env)
+        before = events()
+        out = subprocess.run(bridge[0], input=bare[1], env=env, capture_output=True, check=False)
+        note = "" if out.returncode == 0 and events() == before + 1 else \
+            f"not relayed (exit {out.returncode}): {out.stderr.decode()[:80]}"
+        t_bridge, t_bare = interleaved_processes(bridge, bare, runs)
+        t_post, t_bare_post = interleaved_processes((bridge[0], post, env), (bare[0], post, env), runs)
+    finally:
+        srv.stop()
+    return [Row("B4w", "the same command, warm server up: the event relayed to it, PreToolUse", t_bridge,
+                "python -c json.load(stdin)", t_bare, target="<= 2x", note=note),
+            Row("B4wn", "the same, PostToolUse", t_post, "python -c json.load(stdin)", t_bare_post)]
 
 
 # -- B5: start-up with many installed distributions -------------------------------------------------

@@ -3,7 +3,9 @@
 Host-facing commands that run once per agent event (``claude-code``, ``chibi``, and the quick
 cases of ``serve``: ``serve start`` when running, ``serve --stdio``) are dispatched
 here before typer, rich or pydantic are imported: they are a fresh process per event and their
-start-up time is the hook's latency. Everything else goes to the typer app.
+start-up time is the hook's latency. Everything else goes to the typer app. A host's per-event
+command is first offered to this user's warm server when one runs for the same environment
+(``transports/relay.py``), before the host's record is read.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ if __name__ == "__main__" and sys.path:
         _cwd = ""
     sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.realpath(p) != _cwd]
 
+from .fastcommands import OWN_COMMANDS
 from .fastcommands import fast_command as command_spec
 
 #: fast commands the typer app has too: with global options before them, the typer app runs them
@@ -52,8 +55,21 @@ def fast_command(args: list[str]) -> tuple[str, list[str]] | None:
     return None
 
 
+def _relay(args: list[str]) -> int | None:
+    """A host's per-event command answered by the warm server, before the host's record (and with
+    it pluggy) is imported; None when this process answers (transports/relay.py)."""
+    if not args or args[0].startswith("-") or args[0] in OWN_COMMANDS:
+        return None
+    from .transports.relay import relay
+
+    return relay(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    relayed = _relay(args) if argv is None else None
+    if relayed is not None:  # the warm server answered this event
+        sys.exit(relayed)
     fast = fast_command(args)
     if args[:1] == ["serve"] and "--stdio" in args[1:]:  # one warm session over stdio (pi, omp, OpenCode)
         from .serve.stdio import main as stdio_main

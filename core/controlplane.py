@@ -34,6 +34,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import runpaths
+
 KINDS = ("settings", "organisation", "trust", "hooks", "environment", "run", "data", "host-config")
 
 
@@ -238,9 +240,7 @@ def _build(cwd: str, env: Mapping[str, str]) -> tuple[ProtectedPath, ...]:
 
 #: the variables the protected set is derived from (ours, the platform's, the installers'): a
 #: change of any of them is a new set. Looked up one by one: iterating os.environ costs ~50 µs.
-_ENV_KEYS = ("AGENT_HOOKS_HOME", "HOME", "PATH", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
-             "XDG_STATE_HOME", "XDG_DATA_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "PI_CODING_AGENT_DIR",
-             "GEMINI_CLI_TRUSTED_FOLDERS_PATH", "COPILOT_HOME", "KIMI_SHARE_DIR", "VIBE_HOME")
+_ENV_KEYS = runpaths.ENV_KEYS  # the warm server compares them too (runpaths.environment_key)
 #: the same, for callers that pass ``env``: the protected set reads no other variable
 ENV_KEYS = _ENV_KEYS
 _SETTINGS_FILE: dict[tuple[str | None, ...], str] = {}

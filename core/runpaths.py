@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 import stat
 import sys
-import tempfile
 import zlib
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 #: AF_UNIX paths are limited to 108 bytes on Linux, 104 on macOS (with the NUL)
@@ -67,10 +67,11 @@ def _own_dir(path: str | None) -> bool:
         and not st.st_mode & 0o022
 
 
-def runtime_dir() -> Path:
+def _base(tmp: Callable[[], Path | None]) -> Path | None:
+    """The run directory's path (not made), with ``tmp()`` for the temporary-directory fallback."""
     home = home_env()
     if home:
-        base = Path(home).expanduser() / "run"
+        base: Path | None = Path(home).expanduser() / "run"
     else:
         uid = os.getuid() if hasattr(os, "getuid") else None
         xdg = os.environ.get("XDG_RUNTIME_DIR")
@@ -80,9 +81,15 @@ def runtime_dir() -> Path:
         elif _own_dir(run_user):
             base = Path(str(run_user)) / "agent-hooks"
         else:
-            base = _tmp_dir()
-    if len(str(base / f"serve-{identity()}.sock")) > MAX_SOCKET_PATH:
-        base = _tmp_dir()
+            base = tmp()
+    if base is not None and len(str(base / f"serve-{identity()}.sock")) > MAX_SOCKET_PATH:
+        base = tmp()
+    return base
+
+
+def runtime_dir() -> Path:
+    base = _base(_tmp_dir)
+    assert base is not None  # _tmp_dir always names one
     return _private_dir(base)
 
 
@@ -112,12 +119,13 @@ def _run_key() -> str:
     return value
 
 
-def _tmp_dir() -> Path:
+def _tmp_dir(key: str | None = None, tmp: str | None = None) -> Path:
     import hashlib
+    import tempfile
 
     uid = os.getuid() if hasattr(os, "getuid") else 0
-    raw = (home_env() + "\0" + _run_key()).encode("utf-8", "surrogateescape")
-    return Path(tempfile.gettempdir()) / f"agent-hooks-{uid}-{hashlib.sha256(raw).hexdigest()[:16]}"
+    raw = (home_env() + "\0" + (key if key is not None else _run_key())).encode("utf-8", "surrogateescape")
+    return Path(tmp or tempfile.gettempdir()) / f"agent-hooks-{uid}-{hashlib.sha256(raw).hexdigest()[:16]}"
 
 
 def socket_path() -> Path:
@@ -130,3 +138,75 @@ def pid_path() -> Path:
 
 def lock_path() -> Path:
     return runtime_dir() / f"serve-{identity()}.lock"
+
+
+# -- for the per-event process: the running server's socket, and whether it serves our inputs --
+
+#: the variables that decide where the settings, caches and hosts' configurations are (and so the
+#: control plane's protected set, :mod:`.controlplane`). Looked up one by one: iterating os.environ
+#: costs ~50 µs.
+ENV_KEYS = ("AGENT_HOOKS_HOME", "HOME", "PATH", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
+            "XDG_STATE_HOME", "XDG_DATA_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "PI_CODING_AGENT_DIR",
+            "GEMINI_CLI_TRUSTED_FOLDERS_PATH", "COPILOT_HOME", "KIMI_SHARE_DIR", "VIBE_HOME")
+#: our own variables that belong to one event or one process, not to what the server runs
+PER_PROCESS = ("AGENT_HOOKS_ANSWER_BY", "AGENT_HOOKS_RELAY", "AGENT_HOOKS_BRIDGE_WORKER")
+
+
+def environment_key(env: Mapping[str, str] | None = None) -> str:
+    """What, beside the files the server watches, decides what a runtime built here would run:
+    this Python environment (``sys.prefix``), :data:`ENV_KEYS` (``AGENT_HOOKS_HOME`` among them:
+    with the prefix, what :func:`identity` is made of), our own variables and ``sys.path``.
+    Two processes with the same key build the same runtime from the same files, so the warm server
+    may answer for a per-event process only when their keys are equal."""
+    environ = os.environ if env is None else env
+    parts = [sys.prefix, *(f"{k}={environ[k]}" if k in environ else k for k in ENV_KEYS)]
+    parts += sorted(f"{k}={v}" for k, v in environ.items() if k.startswith("AGENT_HOOKS_") and k not in PER_PROCESS)
+    parts += ["", *sys.path]
+    return f"{zlib.crc32(chr(0).join(parts).encode('utf-8', 'surrogateescape')):08x}"
+
+
+def _private(path: Path) -> bool:
+    """True when ``path`` is a real directory of this user that nobody else can enter (as made by
+    :func:`_private_dir`), checked without making or changing anything."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and (not hasattr(os, "getuid") or st.st_uid == os.getuid()) \
+        and not st.st_mode & 0o077
+
+
+def _fixed_tmp_dir() -> Path | None:
+    """The temporary run directory when no variable but the ones that place the settings moves it:
+    the system's temporary directory (no ``TMPDIR``/``TEMP``/``TMP``) and an existing run key."""
+    if any(os.environ.get(v) for v in ("TMPDIR", "TEMP", "TMP")):
+        return None
+    from .settings import user_dir
+
+    try:
+        key = (user_dir() / "run-key").read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return _tmp_dir(key, "/tmp") if key and os.path.isdir("/tmp") else None
+
+
+def server_socket() -> str | None:
+    """The socket of the server ``serve start`` would run for this user and environment, when it
+    exists, for the per-event process to hand its event to; None when there is none or when its
+    place depends on a variable that places nothing else (a ``TMPDIR``, or an ``XDG_RUNTIME_DIR``
+    other than ``/run/user/<uid>``): such a variable, set for a nested agent, must not send its
+    events to a server of the agent's making. Makes nothing (no directory, no run key)."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if not home_env() and xdg and hasattr(os, "getuid") and os.path.realpath(xdg) != f"/run/user/{os.getuid()}":
+        return None
+    base = _base(_fixed_tmp_dir)
+    if base is None or not _private(base):
+        return None
+    path = base / f"serve-{identity()}.sock"
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISSOCK(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+        return None
+    return str(path)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pluggy
 
+from . import _load_runtime
 from .context import UI, HookContext, NoUI
 from .engine import HandlerCalls, MetaSink, Timed, run_async, run_bounded, run_here
 from .errors import ConfigError, HookError, PayloadError, PluginError, UnknownHookError, describe
@@ -236,8 +237,8 @@ class Runtime:
 
     # -- construction from settings ---------------------------------------------------------
 
-    # Set by the package (agent_hooks_core/__init__.py), which sits above both this module and
-    # discovery: discovery builds Runtimes, so the runtime must not import it (no cycle).
+    # The package's _load_runtime (set below): the package sits above both this module and
+    # discovery, which builds Runtimes, so the runtime never imports discovery (no cycle).
     _settings_loader: ClassVar[Callable[..., Runtime]]
 
     @classmethod
@@ -612,3 +613,6 @@ def _plugin_name(plugin: object) -> str:
     if isinstance(name, str):
         return name
     return type(plugin).__name__
+
+
+Runtime._settings_loader = _load_runtime

@@ -9,6 +9,9 @@ Endpoints (docs/serve.md):
   event is a ``500`` with one line (a non-blocking error), on a gating event the adapter's deny;
 * ``POST /hosts/<host>/command``: the same, for the fast client: ``200`` with the exit code and the
   stdout length in ``X-Agent-Hooks-Exit-Code``/``X-Agent-Hooks-Stdout-Length``, stdout then stderr;
+  with ``X-Agent-Hooks-Environment`` (a per-event process relaying its event), ``409`` when that is
+  not this server's environment key and ``404`` when the host has no per-event command, before
+  anything runs;
 * ``POST /fire``: ``{"hook", "payload", "dialect"?, "cwd"?}`` -> the Outcome as JSON;
 * ``GET /status``; ``POST /shutdown`` (unix socket only).
 
@@ -43,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from ..transports import dispatch
+from ..transports.relay import ENV_HEADER as RELAY_HEADER
 from .service import RequestError, Service
 
 if TYPE_CHECKING:
@@ -214,6 +218,12 @@ class Handler(BaseHTTPRequestHandler):
             return
         if parts[:1] == ["hosts"] and len(parts) in (2, 3) and (len(parts) == 2 or parts[2] == "command"):
             args = parse_qs(url.query).get("arg", []) + self.headers.get_all("X-Agent-Hooks-Arg", [])
+            relayed = self.headers.get(RELAY_HEADER)
+            if relayed is not None and len(parts) == 3:
+                refused = service.refuse_relay(parts[1], relayed)
+                if refused is not None:
+                    self._error(*refused)
+                    return
             try:
                 answer = service.host_event(parts[1], args, body)
             except RequestError as exc:

@@ -67,6 +67,11 @@ class Service:
                 deadline = None
         self.deadline = deadline
         self._adapters: dict[str, HostAdapter] = {}
+        from ..runpaths import environment_key
+
+        #: what a per-event process must match to have its event answered here (taken before
+        #: anything could change sys.path)
+        self.environment = environment_key()
 
     # -- hosts ----------------------------------------------------------------------------------
 
@@ -77,6 +82,16 @@ class Service:
         if host not in self._adapters:
             self._adapters[host] = record.load_adapter()
         return self._adapters[host]
+
+    def refuse_relay(self, host: str, environment: str) -> tuple[int, str] | None:
+        """(status, why) when a per-event process of ``host`` with ``environment`` must answer its
+        event itself: its runtime would be built from other inputs, or the host has no such process."""
+        if environment != self.environment:
+            return 409, "this server runs for another environment (settings or host directories, sys.path)"
+        record = registry.find(host)
+        if record is None or record.command is None:
+            return 404, f"{host!r} has no per-event command"
+        return None
 
     def host_event(self, host: str, args: list[str], raw: bytes) -> HostAnswer:
         """The answer to one host event, as the per-event command would give it."""

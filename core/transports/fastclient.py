@@ -177,15 +177,26 @@ def _exchange(path: str, request: bytes, until: float) -> bytes:
     return b"".join(chunks)
 
 
-def _ask_server(path: str, host: str, args: "list[str]", raw: bytes, until: float) -> "tuple[int, bytes, bytes]":
-    """(exit code, stdout bytes, stderr bytes) from the server, or Unreachable / Overrun."""
-    if not all(_header_safe(a) for a in args) or not _header_safe(host):
+def command_request(host: str, args: "list[str]", raw: bytes, extra: "list[str] | None" = None) -> bytes:
+    """The HTTP request that asks the server to answer ``raw`` as ``agenthooks HOST ARGS`` would;
+    Unreachable when an argument cannot travel in a header. ``extra``: more header lines."""
+    if not all(_header_safe(a) for a in [*args, *(extra or [])]) or not _header_safe(host):
         raise Unreachable("an argument cannot travel in a header")
     head = ["POST /hosts/" + host + "/command HTTP/1.0", "Host: localhost",
             "Content-Length: " + str(len(raw)), "Connection: close"]
     head += ["X-Agent-Hooks-Arg: " + a for a in args]
-    request = ("\r\n".join(head) + "\r\n\r\n").encode("utf-8", "surrogateescape") + raw
-    reply = _exchange(path, request, until)
+    head += extra or []
+    return ("\r\n".join(head) + "\r\n\r\n").encode("utf-8", "surrogateescape") + raw
+
+
+def _ask_server(path: str, host: str, args: "list[str]", raw: bytes, until: float) -> "tuple[int, bytes, bytes]":
+    """(exit code, stdout bytes, stderr bytes) from the server, or Unreachable / Overrun."""
+    return command_reply(_exchange(path, command_request(host, args, raw), until))
+
+
+def command_reply(reply: bytes) -> "tuple[int, bytes, bytes]":
+    """(exit code, stdout bytes, stderr bytes) of the server's whole reply to :func:`command_request`;
+    Unreachable when it is not a full answer (its message names the status line when there is one)."""
     end = reply.find(b"\r\n\r\n")
     if end < 0:
         raise Unreachable("the server closed the connection without a full answer")

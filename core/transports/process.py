@@ -378,6 +378,11 @@ def _reap(pid: int, er: int) -> None:
 # -- writing -------------------------------------------------------------------------------------
 
 
+def write_answer(adapter: HostAdapter, answer: HostAnswer) -> int:
+    """Write ``answer`` to this process's stdout and stderr; returns its exit code."""
+    return _write(adapter, answer, None, sys.stderr)
+
+
 def _write(adapter: HostAdapter, answer: HostAnswer, stdout: IO[str] | None, err: IO[str]) -> int:
     """Write ``answer``; returns its exit code. A body that cannot be encoded becomes a failure."""
     try:

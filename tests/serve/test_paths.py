@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 from agent_hooks_core import runpaths
 from agent_hooks_core.serve import paths
@@ -44,7 +45,7 @@ def _no_runtime_env(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "user"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user" / ".config"))
     monkeypatch.setattr(runpaths, "_own_dir", lambda p: False)  # no /run/user/<uid> either (as in containers)
-    monkeypatch.setattr(runpaths.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
 
 
