@@ -161,8 +161,17 @@ def environment_key(env: Mapping[str, str] | None = None) -> str:
     environ = os.environ if env is None else env
     parts = [sys.prefix, *(f"{k}={environ[k]}" if k in environ else k for k in ENV_KEYS)]
     parts += sorted(f"{k}={v}" for k, v in environ.items() if k.startswith("AGENT_HOOKS_") and k not in PER_PROCESS)
-    parts += ["", *sys.path]
+    parts += ["", *(p for p in sys.path if p not in _script_dirs())]
     return f"{zlib.crc32(chr(0).join(parts).encode('utf-8', 'surrogateescape')):08x}"
+
+
+def _script_dirs() -> tuple[str, ...]:
+    """The ``sys.path`` entries Python put there for how this process was started, not for what it
+    imports: the console script's own directory (``agenthooks serve start``) or the working
+    directory of ``-c`` (``python -I -m`` adds neither). A server started either way answers for
+    the same per-event processes."""
+    script = sys.argv[0] if sys.argv else ""
+    return ("", os.path.dirname(os.path.abspath(script))) if script and script != "-c" else ("",)
 
 
 def _private(path: Path) -> bool:

@@ -185,3 +185,17 @@ def test_the_relay_waits_as_long_as_the_per_event_process() -> None:
     for record in registry.first_party():
         if record.command is not None:  # the hosts the relay serves: none answers sooner
             assert record.load_adapter().answer_deadline <= relay.DEADLINE, record.name
+
+
+def test_the_environment_key_ignores_how_the_process_was_started(tmp_path: Path) -> None:
+    # `agenthooks serve start` (a console script: its bin directory first on sys.path) and the
+    # per-event `python -I -m agent_hooks_core HOST` must agree, or the relay never happens
+    code = "from agent_hooks_core import runpaths; print(runpaths.environment_key())"
+    script = tmp_path / "bin" / "agenthooks-key"
+    script.parent.mkdir()
+    script.write_text(code + "\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    isolated = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, env=env, check=True)
+    as_script = subprocess.run([sys.executable, "-s", str(script)], capture_output=True, text=True, env=env,
+                               check=True)
+    assert isolated.stdout.strip() == as_script.stdout.strip()
