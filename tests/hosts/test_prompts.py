@@ -28,6 +28,7 @@ from .pins import PINS
 PROMPT_MARK = "prompt-mark-7f3a"
 SYSTEM_MARK = "system-mark-9c1e"
 CONTEXT_MARK = "context-mark-4b2d"
+MESSAGE_MARK = "message-mark-2e6f"
 #: pre_api_request's patch: a temperature no agent sends on its own
 TEMPERATURE = 0.37
 REFUSED = "refuse-me-5d8"
@@ -51,7 +52,8 @@ def pre_system_prompt(event):
 
 @hookimpl
 def before_agent_start(event):
-    return {{"system_prompt": (event.system_prompt or "") + "\\n{SYSTEM_MARK}"}}
+    return {{"system_prompt": (event.system_prompt or "") + "\\n{SYSTEM_MARK}",
+            "message": {{"custom_type": "prompt-probe", "content": {MESSAGE_MARK!r}, "display": False}}}}
 
 @hookimpl
 def pre_llm_context(event):
@@ -349,26 +351,69 @@ class Fixtures:
     monkeypatch: pytest.MonkeyPatch
 
 
+class Pi:
+    """pi or omp with ``agenthooks install`` of this environment, the probe as the user's hook."""
+
+    host = "pi"
+
+    def __init__(self, fx: Fixtures, home: Path, plugin: Path) -> None:
+        from .pi_agents import make_agent
+
+        self.agent, self.home, self.agent_dir = make_agent(self.host, fx.npm_tool), home, home / "agent"
+        proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", self.host], capture_output=True,
+                              text=True, timeout=60, env=self.agent.env(home, self.agent_dir))
+        assert proc.returncode == 0, proc.stderr
+        _user_hook(plugin, home)
+
+    def run(self, prompt: str) -> Session:
+        from .fakemodel import FakeModel, say
+
+        with FakeModel([say("ok")]) as model:
+            self.agent.configure(self.agent_dir, model.base_url)
+            proc = _run(self.agent.command(prompt), self.home / "project", self.agent.env(self.home, self.agent_dir))
+            assert not model.errors, model.errors
+            return Session(list(model.requests), proc.returncode, proc.stdout + proc.stderr)
+
+
+class Omp(Pi):
+    host = "omp"
+
+
 AGENTS: dict[str, Callable[[Fixtures, Path, Path], Any]] = {
     "claude-code": ClaudeCode, "codex": Codex, "gemini": Gemini, "qwen": Qwen, "copilot": Copilot,
-    "droid": Droid, "kimi": Kimi, "openhands": OpenHands, "opencode": OpenCode,
+    "droid": Droid, "kimi": Kimi, "openhands": OpenHands, "opencode": OpenCode, "pi": Pi, "omp": Omp,
 }
 
-#: host -> (pre_message can block, pre_message can rewrite, pre_system_prompt can rewrite, what the
-#: agent prints for a blocked prompt: the reason, what it says instead, or nothing)
-TABLE: dict[str, tuple[bool, bool, bool, str | None]] = {
-    "claude-code": (True, True, True, REASON),
-    "codex": (True, True, True, "hook: UserPromptSubmit Blocked"),  # codex exec names no reason
-    "gemini": (True, True, True, REASON),
-    "opencode": (True, True, True, None),  # opencode run says "Unexpected server error"
-    "qwen": (True, False, True, None),  # qwen -p prints nothing for it
-    "copilot": (True, False, True, REASON),
-    "droid": (False, False, True, None),
-    "kimi": (True, False, False, REASON),
-    "openhands": (True, False, False, None),  # --headless logs it, wrapped
+@dataclass(frozen=True)
+class Row:
+    """What the prompt tests check on one host."""
+
+    #: pre_message blocks a prompt
+    block: bool
+    #: markers the rewriting session's model requests must carry (each one a proven rewrite claim):
+    #: "prompt" (pre_message), "system" (pre_system_prompt or before_agent_start's system prompt),
+    #: "message" (before_agent_start's injected message), "context" (pre_llm_context),
+    #: "temperature" (pre_api_request), "tools" (pre_api_tools)
+    rewrites: tuple[str, ...]
+    #: what the agent prints for a blocked prompt: the reason, what it says instead, or None
+    shown: str | None = REASON
+
+
+TABLE: dict[str, Row] = {
+    "claude-code": Row(True, ("prompt", "system")),
+    "codex": Row(True, ("prompt", "system"), shown="hook: UserPromptSubmit Blocked"),  # codex exec names no reason
+    "gemini": Row(True, ("prompt", "system", "temperature", "tools")),
+    "opencode": Row(True, ("prompt", "system", "temperature"), shown=None),  # run says "Unexpected server error"
+    "qwen": Row(True, ("system",), shown=None),  # qwen -p prints nothing for it
+    "copilot": Row(True, ("system",)),
+    "droid": Row(False, ("system",)),  # droid exec sends no UserPromptSubmit
+    "kimi": Row(True, ()),
+    "openhands": Row(True, (), shown=None),  # --headless logs it, wrapped
+    "pi": Row(True, ("prompt", "system", "message", "context"), shown=None),
+    "omp": Row(False, ("system", "message", "context")),
 }
-REWRITING = [h for h, (_, message, system, _) in TABLE.items() if message or system]
-BLOCKING = [h for h, (block, *_) in TABLE.items() if block]
+REWRITING = [h for h, row in TABLE.items() if row.rewrites]
+BLOCKING = [h for h, row in TABLE.items() if row.block]
 
 
 @pytest.fixture
@@ -403,22 +448,31 @@ def home(tmp_path, monkeypatch):
 @pytest.mark.proves("qwen", "pre_system_prompt", "rewrite")
 @pytest.mark.proves("copilot", "pre_system_prompt", "rewrite")
 @pytest.mark.proves("droid", "pre_system_prompt", "rewrite")
+@pytest.mark.proves("pi", "pre_message", "rewrite")
+@pytest.mark.proves("pi", "before_agent_start", "rewrite")
+@pytest.mark.proves("pi", "pre_llm_context", "rewrite")
+@pytest.mark.proves("omp", "before_agent_start", "rewrite")
+@pytest.mark.proves("omp", "pre_llm_context", "rewrite")
 def test_a_rewritten_prompt_reaches_the_model(fixtures, home, tmp_path, host):
-    _, message, system, _ = TABLE[host]
+    rewrites = TABLE[host].rewrites
     agent = AGENTS[host](fixtures, home, _plugin(tmp_path))
     session = agent.run("say hello")
     assert session.returncode == 0, session.output[-3000:]
     assert "say hello" in session.seen, session.output[-3000:]
-    if message:
-        assert PROMPT_MARK in session.seen, session.seen[-3000:]
-    if system:
-        assert SYSTEM_MARK in session.seen, session.seen[-3000:]
-    if host == "gemini":
-        streamed = [r for r in session.requests if "contents" in r]
-        assert streamed and all(r["generationConfig"]["temperature"] == TEMPERATURE for r in streamed), streamed
-        assert all(_gemini_tools(r) == ["run_shell_command"] for r in streamed), streamed
-    if host == "opencode":
-        assert any(r.get("temperature") == TEMPERATURE for r in session.requests), session.requests
+    for claim, mark in (("prompt", PROMPT_MARK), ("system", SYSTEM_MARK), ("message", MESSAGE_MARK),
+                        ("context", CONTEXT_MARK)):
+        if claim in rewrites:
+            assert mark in session.seen, (claim, session.seen[-3000:])
+    # the agent's turns: Gemini's streamed requests, OpenCode's with tools (not its title request)
+    turns = [r for r in session.requests if "contents" in r or "tools" in r]
+    if "temperature" in rewrites:
+        assert turns and all(_temperature(r) == TEMPERATURE for r in turns), turns
+    if "tools" in rewrites:
+        assert turns and all(_gemini_tools(r) == ["run_shell_command"] for r in turns), turns
+
+
+def _temperature(request: dict[str, Any]) -> object:
+    return (request.get("generationConfig") or {}).get("temperature", request.get("temperature"))
 
 
 def _gemini_tools(request: dict[str, Any]) -> list[str]:
@@ -437,8 +491,9 @@ def _gemini_tools(request: dict[str, Any]) -> list[str]:
 @pytest.mark.proves("copilot", "pre_message", "block")
 @pytest.mark.proves("kimi", "pre_message", "block")
 @pytest.mark.proves("openhands", "pre_message", "block")
+@pytest.mark.proves("pi", "pre_message", "block")
 def test_a_blocked_prompt_never_reaches_the_model(fixtures, home, tmp_path, host):
-    *_, shown = TABLE[host]
+    shown = TABLE[host].shown
     agent = AGENTS[host](fixtures, home, _plugin(tmp_path))
     session = agent.run(f"please {REFUSED} now")
     assert (home / "project" / "BLOCKED").exists(), session.output[-3000:]  # the probe saw it and said no

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 #: the version the real-agent tests run (tests/hosts/test_pi.py) and the hooks they prove there
 PROVEN = "18.2.3"
-PROVEN_HOOKS = ("pre_tool", "pre_shell_exec", "stop_gate")
+PROVEN_HOOKS = ("pre_tool", "pre_shell_exec", "stop_gate", "before_agent_start", "pre_llm_context")
 
 
 def _capabilities() -> dict[str, Cap]:
