@@ -8,6 +8,8 @@ from ..record import Cap, Config, Host, Timeout
 #: the version the real-agent tests run (tests/hosts/test_gemini.py)
 PROVEN = "0.61.0"
 
+#: every hook event Gemini CLI 0.61.0 fires (its ``HookEventName`` enum, bundle/chunk-*.js;
+#: docs/hosts/protocols.md): all wired
 EVENTS = (
     "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
     "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification",
@@ -54,6 +56,7 @@ HOST = Host(
                   "~/.gemini/settings.json, or .gemini/settings.json"),
     events=EVENTS,
     capabilities=CAPABILITIES,
+    fires=EVENTS,
     failure="exit 2 with the reason on stderr blocks BeforeTool; other events go on",
     timeout=Timeout(60, closed=False, gated="BeforeTool"),
     docs="gemini.md",
