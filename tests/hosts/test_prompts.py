@@ -29,6 +29,9 @@ PROMPT_MARK = "prompt-mark-7f3a"
 SYSTEM_MARK = "system-mark-9c1e"
 CONTEXT_MARK = "context-mark-4b2d"
 MESSAGE_MARK = "message-mark-2e6f"
+#: the summary of the probe's own compaction, and the context it adds to the agent's
+COMPACT_MARK = "compact-mark-8a5c"
+COMPACTING_MARK = "compacting-mark-3d9b"
 #: pre_api_request's patch: a temperature no agent sends on its own
 TEMPERATURE = 0.37
 REFUSED = "refuse-me-5d8"
@@ -60,6 +63,20 @@ def pre_llm_context(event):
     messages = list(event.messages)
     return {{"messages": [*messages, {{"role": "user", "content": [{{"type": "text", "text": {CONTEXT_MARK!r}}}],
                                       "timestamp": 0}}]}}
+
+@hookimpl
+def pre_compact(event):
+    if event.custom_instructions == "refuse":
+        return {{"cancel": True}}
+    if event.custom_instructions == "summarise":
+        return None
+    preparation = event.preparation or {{}}
+    return {{"compaction": {{"summary": {COMPACT_MARK!r}, "first_kept_entry_id": preparation.get("firstKeptEntryId"),
+                            "tokens_before": preparation.get("tokensBefore") or 0}}}}
+
+@hookimpl
+def on_compacting(event):
+    return {{"context": [{COMPACTING_MARK!r}]}}
 
 @hookimpl
 def pre_api_request(event):
@@ -375,8 +392,64 @@ class Pi:
             return Session(list(model.requests), proc.returncode, proc.stdout + proc.stderr)
 
 
+    def rpc(self, model: Any) -> Rpc:
+        self.agent.configure(self.agent_dir, model.base_url)
+        if self.host == "omp":  # omp finds nothing to compact while the session fits its keepRecentTokens
+            config = self.agent_dir / "config.yml"  # JSON is YAML
+            config.write_text(json.dumps({**json.loads(config.read_text()), "compaction": {"keepRecentTokens": 1}}))
+        argv = [str(self.agent.binary), "--mode", "rpc", "--no-session", "--provider", "fake", "--model", "fake-model"]
+        return Rpc(argv, self.home / "project", self.agent.env(self.home, self.agent_dir))
+
+
 class Omp(Pi):
     host = "omp"
+
+
+class Rpc:
+    """pi's or omp's RPC mode: one JSON command a line in, events and responses out."""
+
+    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(argv, cwd=cwd, env=env, text=True, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.ids = 0
+
+    def __enter__(self) -> Rpc:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=60)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+
+    def _until(self, done: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            message = json.loads(line)
+            if done(message):
+                return dict(message)
+        raise AssertionError(f"the agent ended first: {self.proc.stderr.read()[-3000:] if self.proc.stderr else ''}")
+
+    def send(self, command: dict[str, Any]) -> str:
+        assert self.proc.stdin is not None
+        self.ids += 1
+        self.proc.stdin.write(json.dumps({**command, "id": f"c{self.ids}"}) + "\n")
+        self.proc.stdin.flush()
+        return f"c{self.ids}"
+
+    def command(self, command: dict[str, Any]) -> dict[str, Any]:
+        """Send ``command`` and return its response."""
+        sent = self.send(command)
+        return self._until(lambda m: m.get("type") == "response" and m.get("id") == sent)
+
+    def prompt(self, message: str) -> None:
+        """Send a prompt and wait until the agent's turn ends."""
+        self.send({"type": "prompt", "message": message})
+        self._until(lambda m: m.get("type") == "agent_end")
 
 
 AGENTS: dict[str, Callable[[Fixtures, Path, Path], Any]] = {
@@ -473,6 +546,39 @@ def test_a_rewritten_prompt_reaches_the_model(fixtures, home, tmp_path, host):
 
 def _temperature(request: dict[str, Any]) -> object:
     return (request.get("generationConfig") or {}).get("temperature", request.get("temperature"))
+
+
+@pytest.mark.parametrize("host", ["pi", "omp"])
+@pytest.mark.proves("pi", "pre_compact", "block", "rewrite")
+@pytest.mark.proves("omp", "pre_compact", "block", "rewrite")
+@pytest.mark.proves("omp", "on_compacting", "rewrite")
+def test_a_compaction_is_cancelled_or_replaced(fixtures, home, tmp_path, host):
+    """The probe cancels a compaction asked with "refuse" (the model is not asked to summarise),
+    lets omp's own one run with its context added ("summarise"), and answers any other with a
+    summary of its own, which the model then sees in place of the conversation."""
+    from .fakemodel import FakeModel
+
+    agent = AGENTS[host](fixtures, home, _plugin(tmp_path))
+    with FakeModel([]) as model, agent.rpc(model) as rpc:
+        rpc.prompt("say hello")
+        rpc.prompt("and again")
+        asked = len(model.requests)
+        refused = rpc.command({"type": "compact", "customInstructions": "refuse"})
+        assert refused.get("success") is False and "cancel" in str(refused.get("error")).lower(), refused
+        assert len(model.requests) == asked  # no summary was asked for
+        if host == "omp":
+            summarised = rpc.command({"type": "compact", "customInstructions": "summarise"})
+            assert summarised.get("success") is True, summarised
+            assert COMPACTING_MARK in json.dumps(model.requests[asked:]), model.requests[asked:]
+            rpc.prompt("go on")
+            rpc.prompt("and on")
+            asked = len(model.requests)
+        replaced = rpc.command({"type": "compact"})
+        assert replaced.get("success") is True, replaced
+        assert len(model.requests) == asked  # the probe's summary, not the model's
+        rpc.prompt("what now")
+        assert COMPACT_MARK in json.dumps(model.requests[-1]), model.requests[-1]
+        assert not model.errors, model.errors
 
 
 def _gemini_tools(request: dict[str, Any]) -> list[str]:

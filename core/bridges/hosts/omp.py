@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 #: the version the real-agent tests run (tests/hosts/test_pi.py) and the hooks they prove there
 PROVEN = "18.2.3"
-PROVEN_HOOKS = ("pre_tool", "pre_shell_exec", "stop_gate", "before_agent_start", "pre_llm_context")
+PROVEN_HOOKS = ("pre_tool", "pre_shell_exec", "stop_gate", "before_agent_start", "pre_llm_context", "pre_compact",
+                "on_compacting")
 
 
 #: every event omp 18.2.3 fires: the ``on(event: …)`` overloads of ``ExtensionAPI`` in its

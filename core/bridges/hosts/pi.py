@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 #: the version the real-agent tests run (tests/hosts/test_pi.py) and the hooks they prove there
 PROVEN = "0.73.1"
-PROVEN_HOOKS = ("pre_tool", "pre_shell_exec", "pre_message", "before_agent_start", "pre_llm_context")
+PROVEN_HOOKS = ("pre_tool", "pre_shell_exec", "pre_message", "before_agent_start", "pre_llm_context", "pre_compact")
 
 
 #: every event pi 0.73.1 fires: the ``on(event: …)`` overloads of ``ExtensionAPI`` in its
