@@ -148,14 +148,19 @@ class ClaudeCode:
         harness.install("claude-code")
         _user_hook(plugin, home)
 
-    def run(self, prompt: str) -> Session:
+    def run(self, prompt: str, *flags: str) -> Session:
         from .fake_anthropic import FakeAnthropic
 
         with FakeAnthropic("echo hi") as fake:
             env = {**os.environ, "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": "k",
                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "NO_PROXY": "127.0.0.1,localhost"}
-            proc = _run([str(self.exe), "-p", prompt, "--allowedTools", "Bash"], self.home / "project", env)
+            proc = _run([str(self.exe), "-p", prompt, "--allowedTools", "Bash", *flags], self.home / "project", env)
             return Session(list(fake.requests), proc.returncode, proc.stdout + proc.stderr)
+
+
+    def compact(self, instructions: str) -> Session:
+        """``/compact`` of the session the last run left."""
+        return self.run(f"/compact {instructions}", "--continue")
 
 
 class Codex:
@@ -579,6 +584,20 @@ def test_a_compaction_is_cancelled_or_replaced(fixtures, home, tmp_path, host):
         rpc.prompt("what now")
         assert COMPACT_MARK in json.dumps(model.requests[-1]), model.requests[-1]
         assert not model.errors, model.errors
+
+
+@pytest.mark.proves("claude-code", "pre_compact", "block")
+def test_a_cancelled_compaction_asks_the_model_for_no_summary(fixtures, home, tmp_path):
+    """``/compact refuse`` is cancelled by the probe before Claude Code asks the model for a summary;
+    ``/compact summarise``, let through, does ask (the control)."""
+    agent = ClaudeCode(fixtures, home, _plugin(tmp_path))
+    first = agent.run("say hello")
+    assert first.returncode == 0, first.output[-2000:]
+    refused = agent.compact("refuse")
+    assert refused.requests == [], refused.seen[-2000:]
+    assert "prompt_probe cancelled the compaction" in refused.output, refused.output[-2000:]
+    summarised = agent.compact("summarise")
+    assert "summarise" in summarised.seen, summarised.output[-2000:]
 
 
 def _gemini_tools(request: dict[str, Any]) -> list[str]:

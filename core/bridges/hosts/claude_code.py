@@ -54,7 +54,7 @@ CAPABILITIES: dict[str, Cap] = {
 "post_tool": Cap("PostToolUse, PostToolUseFailure"),
 "pre_tool_output": Cap("PostToolUse", block=True, rewrite=True),
 "post_tool_batch": Cap("PostToolBatch", block=True, note="fallback call_user only"),
-"pre_compact": Cap("PreCompact", block=True),
+"pre_compact": Cap("PreCompact", block=True, proven=PROVEN),
 "post_compact": Cap("PostCompact"),
 "agent_end": Cap("Stop"),
 "stop_gate": Cap("Stop, SubagentStop", block=True, continues=True, proven=PROVEN,
