@@ -65,8 +65,9 @@ def pre_llm_context(event):
                                       "timestamp": 0}}]}}
 
 @hookimpl
-def pre_compact(event):
-    if event.custom_instructions == "refuse":
+def pre_compact(event, ctx):
+    if event.custom_instructions == "refuse" or Path(ctx.cwd, "REFUSE-COMPACTION").exists():
+        Path(ctx.cwd, "COMPACTION-REFUSED").write_text(str(event.trigger))
         return {{"cancel": True}}
     if event.custom_instructions == "summarise":
         return None
@@ -171,13 +172,13 @@ class Codex:
         fx.monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
         cx.plan_install("user", argv=harness.hook_argv("codex", plugin)).apply()
 
-    def run(self, prompt: str) -> Session:
+    def run(self, prompt: str, steps: list[tuple[str, str]] | None = None, settings: str = "") -> Session:
         from .fake_responses import FakeResponses
 
-        with FakeResponses([("text", "ok")]) as fake:
+        with FakeResponses(steps or [("text", "ok")]) as fake:
             config = self.home / ".codex" / "config.toml"
             config.write_text(
-                'model = "gpt-5-codex"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\n'
+                f'model = "gpt-5-codex"\nmodel_provider = "fake"\n{settings}[model_providers.fake]\nname = "fake"\n'
                 f'base_url = "http://127.0.0.1:{fake.port}/v1"\nwire_api = "responses"\nenv_key = "FAKE_KEY"\n\n'
                 + config.read_text())
             env = {**os.environ, "FAKE_KEY": "k", "NO_PROXY": "127.0.0.1,localhost"}
@@ -598,6 +599,25 @@ def test_a_cancelled_compaction_asks_the_model_for_no_summary(fixtures, home, tm
     assert "prompt_probe cancelled the compaction" in refused.output, refused.output[-2000:]
     summarised = agent.compact("summarise")
     assert "summarise" in summarised.seen, summarised.output[-2000:]
+
+
+@pytest.mark.parametrize("refused", [True, False])
+@pytest.mark.proves("codex", "pre_compact", "block")
+def test_a_cancelled_auto_compaction_stops_codex_before_it_asks_for_a_summary(fixtures, home, tmp_path, refused):
+    """A token limit that the first tool call passes: Codex compacts before its next request. The probe
+    cancels (its marker file): Codex stops there, no summary request, the second command never runs;
+    without it (the control) the compaction asks the model and the session ends well."""
+    agent = Codex(fixtures, home, _plugin(tmp_path))
+    project = home / "project"
+    if refused:
+        (project / "REFUSE-COMPACTION").write_text("")
+    session = agent.run("go", [("shell", "echo one"), ("shell", "touch SECOND"), ("text", "ok")],
+                        "model_auto_compact_token_limit = 12\n")
+    assert (project / "COMPACTION-REFUSED").exists() is refused, session.output[-3000:]
+    assert "hook: PreCompact Stopped" in session.output if refused else session.returncode == 0, session.output[-3000:]
+    assert len(session.requests) == 1 if refused else len(session.requests) > 2, session.seen[-3000:]
+    if refused:
+        assert not (project / "SECOND").exists()
 
 
 def _gemini_tools(request: dict[str, Any]) -> list[str]:

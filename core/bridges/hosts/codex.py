@@ -30,7 +30,7 @@ CAPABILITIES: dict[str, Cap] = {
     "post_tool": Cap("PostToolUse"),
     "pre_tool_output": Cap("PostToolUse", block=True, rewrite=True,
                            note="the result is replaced by feedback carrying the changed text"),
-    "pre_compact": Cap("PreCompact", block=True),
+    "pre_compact": Cap("PreCompact", block=True, proven=PROVEN),
     "post_compact": Cap("PostCompact"),
     "agent_end": Cap("Stop"),
     "stop_gate": Cap("Stop, SubagentStop", block=True, continues=True, proven=PROVEN,
