@@ -487,7 +487,7 @@ TABLE: dict[str, Row] = {
     "copilot": Row(True, ("system",)),
     "droid": Row(False, ("system",)),  # droid exec sends no UserPromptSubmit
     "kimi": Row(True, ()),
-    "openhands": Row(True, (), shown=None),  # --headless logs it, wrapped
+    "openhands": Row(True, ("prompt", "system"), shown=None),  # --headless logs it, wrapped
     "pi": Row(True, ("prompt", "system", "message", "context"), shown=None),
     "omp": Row(False, ("system", "message", "context")),
 }
@@ -527,6 +527,8 @@ def home(tmp_path, monkeypatch):
 @pytest.mark.proves("qwen", "pre_system_prompt", "rewrite")
 @pytest.mark.proves("copilot", "pre_system_prompt", "rewrite")
 @pytest.mark.proves("droid", "pre_system_prompt", "rewrite")
+@pytest.mark.proves("openhands", "pre_message", "rewrite")
+@pytest.mark.proves("openhands", "pre_system_prompt", "rewrite")
 @pytest.mark.proves("pi", "pre_message", "rewrite")
 @pytest.mark.proves("pi", "before_agent_start", "rewrite")
 @pytest.mark.proves("pi", "pre_llm_context", "rewrite")
