@@ -483,8 +483,8 @@ TABLE: dict[str, Row] = {
     "codex": Row(True, ("prompt", "system"), shown="hook: UserPromptSubmit Blocked"),  # codex exec names no reason
     "gemini": Row(True, ("prompt", "system", "temperature", "tools")),
     "opencode": Row(True, ("prompt", "system", "temperature"), shown=None),  # run says "Unexpected server error"
-    "qwen": Row(True, ("system",), shown=None),  # qwen -p prints nothing for it
-    "copilot": Row(True, ("system",)),
+    "qwen": Row(True, ("prompt", "system"), shown=None),  # qwen -p prints nothing for it
+    "copilot": Row(True, ("prompt", "system")),
     "droid": Row(False, ("system",)),  # droid exec sends no UserPromptSubmit
     "kimi": Row(True, ()),
     "openhands": Row(True, ("prompt", "system"), shown=None),  # --headless logs it, wrapped
@@ -524,7 +524,9 @@ def home(tmp_path, monkeypatch):
 @pytest.mark.proves("opencode", "pre_message", "rewrite")
 @pytest.mark.proves("opencode", "pre_system_prompt", "rewrite")
 @pytest.mark.proves("opencode", "pre_api_request", "rewrite")
+@pytest.mark.proves("qwen", "pre_message", "rewrite")
 @pytest.mark.proves("qwen", "pre_system_prompt", "rewrite")
+@pytest.mark.proves("copilot", "pre_message", "rewrite")
 @pytest.mark.proves("copilot", "pre_system_prompt", "rewrite")
 @pytest.mark.proves("droid", "pre_system_prompt", "rewrite")
 @pytest.mark.proves("openhands", "pre_message", "rewrite")
