@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import home_dir
+from .base import HostAnswer
+from .hostkit.adapter import Turn
 from .hostkit.claudeformat import ClaudeFormatAdapter
 from .hostkit.installer import HooksFile
 from .hostkit.jsonconfig import InstallError, read_json
@@ -62,6 +64,14 @@ class CopilotAdapter(ClaudeFormatAdapter):
         if "session_id" not in options and isinstance(event.get("sessionId"), str) and event["sessionId"]:
             options["session_id"] = event["sessionId"]
         return options
+
+    def _context(self, turn: Turn, body: dict[str, Any] | None, extra: list[str]) -> HostAnswer:
+        # Copilot 1.0.102 reads additionalContext at the top level only (hookSpecificOutput's is dropped)
+        answer = super()._context(turn, body, extra)
+        specific = (answer.body or {}).get("hookSpecificOutput")
+        if isinstance(specific, dict) and "additionalContext" in specific:
+            answer.body = {**(answer.body or {}), "additionalContext": specific["additionalContext"]}
+        return answer
 
     def permission_answer(self, behavior: str, message: str = "",
                           updated: dict[str, Any] | None = None) -> dict[str, Any]:

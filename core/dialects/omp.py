@@ -75,7 +75,8 @@ LAST_RESULT_HOOKS = frozenset(RULES) - {"before_agent_start"}
 #: canonical hook -> omp's result shape: pi's, except where omp's rules make it another
 SHAPES: dict[str, str] = {
     **PI_SHAPES,
-    "before_agent_start": "`{message: {customType, content, display, details}}`: the first message returned",
+    "before_agent_start": "`{systemPrompt?: [text], message?: {customType, content, display, details}}`: "
+                          "the first message returned",
     "pre_tool": "`{block: true, reason}`, or the last answer's `{reason}`; the input is never rewritten",
     "pre_tool_output": "`{content?, details?, isError?}` of the last handler that returned an override",
     "pre_session_fork": "`{cancel: true}` or `{skipConversationRestore}`",
@@ -100,9 +101,22 @@ class OmpDialect(PiDialect):
     def reduction(self, hook: str) -> type[Reduction] | None:
         return LastResultReduction if hook in LAST_RESULT_HOOKS else None
 
+    def translate(self, name: str, payload: object) -> Call:
+        call = super().translate(name, payload)
+        parts = call.payload.get("system_prompt")
+        if call.hook == "before_agent_start" and isinstance(parts, list):
+            # omp sends its system prompt as parts; plugins see (and chain) one text
+            call.payload["system_prompt"] = "\n\n".join(p for p in parts if isinstance(p, str))
+        return call
+
     def _native_before_agent_start(self, call: Call, outcome: Outcome, data: dict[str, object]) -> object:
+        native: dict[str, object] = {}
+        if isinstance(data.get("system_prompt"), str):
+            native["systemPrompt"] = [data["system_prompt"]]  # omp takes the parts that replace its own
         messages = data.get("messages")
-        return {"message": _camel_message(messages[0])} if isinstance(messages, list) and messages else None
+        if isinstance(messages, list) and messages:
+            native["message"] = _camel_message(messages[0])
+        return native or None
 
     def _native_pre_tool(self, call: Call, outcome: Outcome, data: dict[str, object]) -> object:
         if data.get("block"):

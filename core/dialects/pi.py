@@ -43,8 +43,8 @@ _CANCEL = "`{cancel: true}`"
 SHAPES: dict[str, str] = {
     "pre_message": '`{action: "continue"}`, `{action: "transform", text, images?}` or `{action: "handled"}` '
                    "(a canonical `block` answer is reported as handled; `images` only when a plugin set them)",
-    "before_agent_start": "`{systemPrompt?, messages?}`: every plugin's message, in order, each "
-                          "`{customType, content, display, details}`",
+    "before_agent_start": "`{systemPrompt?, message?}`: one `{customType, content, display, details}` "
+                          "holding every plugin's message content, in order (the first one's type)",
     "pre_llm_context": "`{messages}`",
     "pre_tool": "`{block: true, reason}`, else null; a rewrite of the arguments is applied to the host's "
                 "`event.input` object in place (pi handlers mutate the event)",
@@ -67,6 +67,21 @@ NOTES: dict[str, str] = {
 
 #: result fields whose value is an object with pi-side camelCase keys of its own
 _NESTED = frozenset({"compaction", "result", "message"})
+
+
+def one_message(messages: list[object]) -> object:
+    """pi reads one ``message`` from each handler of ``before_agent_start`` (the agent-hooks extension
+    is one handler), so several plugins' messages travel as one: the first one's type and fields,
+    every message's content in order."""
+    first = camel_keys(messages[0])
+    if len(messages) == 1 or not isinstance(first, dict):
+        return first
+    blocks: list[object] = []
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        blocks.extend([{"type": "text", "text": content}] if isinstance(content, str)
+                      else content if isinstance(content, list) else [])
+    return {**first, "content": blocks}
 
 
 class PiDialect(Dialect):
@@ -139,7 +154,7 @@ class PiDialect(Dialect):
             native["systemPrompt"] = data["system_prompt"]
         messages = data.get("messages")
         if isinstance(messages, list) and messages:
-            native["messages"] = [camel_keys(m) for m in messages]
+            native["message"] = one_message(messages)
         return native or None
 
     def _native_pre_llm_context(self, call: Call, outcome: Outcome, data: dict[str, object]) -> object:

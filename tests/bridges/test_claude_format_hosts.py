@@ -6,6 +6,8 @@ our side is a deny in JSON and exit 2."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -140,3 +142,27 @@ def test_doctor_says_copilot_does_not_run_our_claude_project_hooks(home, tmp_pat
     assert len(warned) == 1 and "agenthooks install copilot" in warned[0], warned
     copilot.plan_install("user").apply()
     assert not [line for line in copilot.status(str(project)) if "Claude Code hooks" in line]
+
+
+#: where each host reads the context a hook adds (Copilot 1.0.102: the top level only, measured)
+CONTEXT_AT = {"qwen": ("hookSpecificOutput", "additionalContext"), "droid": ("hookSpecificOutput", "additionalContext"),
+              "copilot": ("additionalContext",)}
+
+
+@pytest.mark.parametrize("host", sorted(HOSTS))
+@pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit"])
+def test_injected_context_is_where_the_host_reads_it(host, event, tmp_path):
+    from tests.bridges.conftest import PLUGIN
+
+    payload = {"hook_event_name": event, "session_id": "s1", "cwd": str(tmp_path), "prompt": "hi", "source": "startup"}
+    script = {"pre_system_prompt": {"answer": {"inject": "Project rule: run tox."}}}
+    env = {**os.environ, "CC_TEST_LOG": str(tmp_path / "calls.jsonl"), "CC_TEST_SCRIPT": json.dumps(script),
+           "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    proc = subprocess.run([*ARGV, host, "--hook", str(PLUGIN)], input=json.dumps(payload), capture_output=True,
+                          text=True, cwd=tmp_path, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    body: object = json.loads(proc.stdout)
+    for key in CONTEXT_AT[host]:
+        assert isinstance(body, dict), proc.stdout
+        body = body.get(key)
+    assert body == "Project rule: run tox.", proc.stdout

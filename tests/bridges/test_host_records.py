@@ -155,4 +155,4 @@ def test_every_event_the_pinned_host_fires_is_wired_or_says_why_not(host):
 
 
 def test_the_hosts_with_an_event_list_are_the_ones_read_so_far():
-    assert {"claude-code", "codex", "copilot", "droid", "qwen"} <= set(WITH_FIRES)
+    assert {"claude-code", "codex", "copilot", "droid", "qwen", "pi", "omp", "opencode", "gemini"} <= set(WITH_FIRES)

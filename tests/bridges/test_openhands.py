@@ -53,6 +53,19 @@ def test_rewrite_is_a_deny_and_stop_gate_continues(tmp_path):
     assert stop.body == {"decision": "deny", "reason": "run the tests first"}
 
 
+@pytest.mark.parametrize(("answers", "body"), [
+    ({"pre_message": {"block": True, "reason": "not today"}}, {"decision": "deny", "reason": "not today"}),
+    ({"pre_message": {"prompt": "fix it well"}, "pre_system_prompt": {"inject": "rule one"}},
+     {"additionalContext": "agent-hooks: p0 rewrote the user's prompt; treat this as the prompt:\n"
+                           "fix it well\n\nrule one"}),
+    ({}, None),
+])
+def test_a_prompt_is_blocked_or_given_context_openhands_reads(answers, body, tmp_path):
+    event = {**SAMPLES["UserPromptSubmit"], "message": "fix it"}
+    answer = ADAPTER.handle(runtime(Scripted(**answers), cwd=str(tmp_path)), event)
+    assert answer.body == body and answer.blocked is (body is not None and "decision" in body)
+
+
 # -- installer -------------------------------------------------------------------------------
 
 ARGV = [sys.executable, "-I", "-m", "agent_hooks_core", "openhands"]

@@ -269,6 +269,10 @@ CASES: list[Case] = [
          {"messages": [*CTX[:2], {"role": "user", "content": "three"}]}),
     Case("omp", "before_agent_start", {"prompt": "p", "images": []},
          [None, {"message": MSG_A}, {"message": MSG_B}], {"message": PI_MSG_A}, {"prompt": "p"}, called=3),
+    # omp 18 sends its system prompt in parts and takes the replacement as parts
+    Case("omp", "before_agent_start", {"prompt": "p", "systemPrompt": ["BASE", "MORE"]},
+         [lambda e: {"system_prompt": e.system_prompt + "\nA"}], {"systemPrompt": ["BASE\n\nMORE\nA"]},
+         {"system_prompt": "BASE\n\nMORE"}),
     obs("omp", "agent_start", {"type": "agent_start"}),
     obs("omp", "agent_end", {"messages": [{"role": "assistant", "content": "done"}]},
         {"messages": [{"role": "assistant", "content": "done"}]}),
@@ -315,7 +319,9 @@ CASES: list[Case] = [
     Case("pi-ext", "before_agent_start", {"prompt": "fix it", "images": [], "systemPrompt": "BASE"},
          [lambda e: {"system_prompt": e.system_prompt + "\nA", "message": MSG_A},
           lambda e: {"system_prompt": e.system_prompt + "\nB", "message": MSG_B}],
-         {"systemPrompt": "BASE\nA\nB", "messages": [PI_MSG_A, PI_MSG_B]}, {"system_prompt": "BASE"}),
+         # pi reads one message per handler: both plugins' contents travel in the first one
+         {"systemPrompt": "BASE\nA\nB", "message": {**PI_MSG_A, "content": [text("Text A"), text("Text B")]}},
+         {"system_prompt": "BASE"}),
     Case("pi-ext", "before_agent_start", {"prompt": "p", "systemPrompt": "BASE"}, [None], None, tag="nothing"),
     obs("pi-ext", "agent_start", {"type": "agent_start"}),
     obs("pi-ext", "agent_end", {"messages": []}, {"messages": []}),

@@ -21,6 +21,8 @@ class FakeChat(LocalServer):
         #: ("call", tool name, arguments) or ("text", message, None)
         self.steps = list(steps)
         self.requests: list[dict[str, Any]] = []
+        #: every request, the title ones too: what the model was ever shown
+        self.all_requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         server = self
 
@@ -44,6 +46,8 @@ class FakeChat(LocalServer):
                     req = json.loads(raw or b"{}")
                 except ValueError:
                     req = {}
+                with server.lock:
+                    server.all_requests.append(req)
                 if req.get("tools"):
                     with server.lock:
                         server.requests.append(req)

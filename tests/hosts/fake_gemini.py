@@ -23,6 +23,8 @@ class FakeGemini(LocalServer):
         self.steps = list(steps)
         self.requests: list[dict[str, Any]] = []
         self.side: list[str] = []
+        #: the side requests' bodies: what Gemini's helpers showed the model
+        self.side_requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         server = self
 
@@ -60,6 +62,7 @@ class FakeGemini(LocalServer):
                     self._send(200, b'{"totalTokens": 10}', "application/json")
                 elif path.endswith(":generateContent"):
                     server.side.append(path)
+                    server.side_requests.append(req)
                     reply = {"candidates": [{"content": {"role": "model", "parts": [{"text": "{}"}]},
                                              "finishReason": "STOP", "index": 0}], "usageMetadata": USAGE}
                     self._send(200, json.dumps(reply).encode(), "application/json")

@@ -23,7 +23,7 @@ import pytest
 def run_in_netns(turns: list[dict[str, Any]], argv: list[str], cwd: Path, env: dict[str, str],
                  files: dict[str, Any] | None = None, timeout: int = 300) -> dict[str, Any]:
     """``turns``: ``{"call": [name, arguments]}`` or ``{"say": text}`` each. Returns
-    ``{"returncode", "stdout", "stderr", "tool_results", "errors"}``."""
+    ``{"returncode", "stdout", "stderr", "tool_results", "requests", "errors"}``."""
     unshare = shutil.which("unshare")
     if unshare is None or shutil.which("ip") is None:
         pytest.skip("unshare and ip (util-linux, iproute2) are needed for a private network namespace")
@@ -57,7 +57,7 @@ def _main() -> int:
         proc = subprocess.run(fill(spec["argv"]), cwd=spec["cwd"], env=fill(spec["env"]), capture_output=True,
                               text=True, timeout=spec["timeout"], stdin=subprocess.DEVNULL)
         out = {"returncode": proc.returncode, "stdout": proc.stdout[-4000:], "stderr": proc.stderr[-4000:],
-               "tool_results": model.tool_results(), "errors": model.errors}
+               "tool_results": model.tool_results(), "requests": model.requests, "errors": model.errors}
     print(json.dumps(out))
     return 0
 

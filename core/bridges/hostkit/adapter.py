@@ -104,12 +104,12 @@ class Turn:
             return "allow", str(data.get("reason") or ""), changed if isinstance(changed, dict) and changed != original else None
         return None, "", None
 
-    def user_prompt(self, block: str) -> tuple[HostAnswer | None, list[str]]:
-        """Fire ``pre_message`` for the event's ``prompt``: (the host's answer when a plugin blocked
-        it: ``{"decision": block, "reason"}``, else None; the context to give the model: the prompt
-        as rewritten, and what ``pre_system_prompt`` injects). Hosts that cannot replace the prompt
-        hand a rewrite to the model as context."""
-        prompt = self.text("prompt")
+    def user_prompt(self, block: str, key: str = "prompt") -> tuple[HostAnswer | None, list[str]]:
+        """Fire ``pre_message`` for the event's prompt (its field ``key``): (the host's answer when a
+        plugin blocked it: ``{"decision": block, "reason"}``, else None; the context to give the
+        model: the prompt as rewritten, and what ``pre_system_prompt`` injects). Hosts that cannot
+        replace the prompt hand a rewrite to the model as context."""
+        prompt = self.text(key)
         if prompt is None:
             raise BridgeInputError(f"{self.name} event without a prompt")
         out = self.fire("pre_message", {"prompt": prompt})

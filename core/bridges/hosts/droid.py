@@ -20,7 +20,7 @@ CAPABILITIES: dict[str, Cap] = {
     "session_start": Cap("SessionStart"),
     "on_end": Cap("SessionEnd"),
     "pre_message": Cap("UserPromptSubmit", block=True, note="not sent by droid exec"),
-    "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, note="as additionalContext"),
+    "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, proven=PROVEN, note="as additionalContext"),
     "pre_tool": Cap("PreToolUse", block=True, rewrite=True, closed=True, proven=PROVEN,
                     note="exit 1 and a hook timeout (ours: 60 s) let the tool run"),
     "pre_shell_exec": Cap("PreToolUse Execute", block=True, closed=True, proven=PROVEN),

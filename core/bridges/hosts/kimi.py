@@ -21,7 +21,7 @@ CAPABILITIES: dict[str, Cap] = {
     "on_start": Cap("SessionStart"),
     "session_start": Cap("SessionStart"),
     "on_end": Cap("SessionEnd"),
-    "pre_message": Cap("UserPromptSubmit", block=True, note="no rewrite: Kimi reads no changed prompt"),
+    "pre_message": Cap("UserPromptSubmit", block=True, proven=PROVEN, note="no rewrite: Kimi reads no changed prompt"),
     "pre_tool": Cap("PreToolUse", block=True, proven=PROVEN,
                     note=f"a rewrite becomes a deny (Kimi reads no changed input); {_OPEN}"),
     "pre_shell_exec": Cap("PreToolUse Shell", block=True, proven=PROVEN, note=_OPEN),

@@ -16,7 +16,20 @@ if TYPE_CHECKING:
 
 #: the version the real-agent tests run (tests/hosts/test_pi.py) and the hooks they prove there
 PROVEN = "0.73.1"
-PROVEN_HOOKS = ("pre_tool", "pre_shell_exec", "pre_file_read", "pre_file_write", "pre_tool_output")
+PROVEN_HOOKS = ("pre_tool", "pre_shell_exec", "pre_file_read", "pre_file_write", "pre_tool_output", "pre_message",
+                "before_agent_start", "pre_llm_context", "pre_compact")
+
+
+#: every event pi 0.73.1 fires: the ``on(event: …)`` overloads of ``ExtensionAPI`` in its
+#: dist/core/extensions/types.d.ts, each emitted from dist/core/agent-session.js (docs/hosts/protocols.md)
+FIRES = (
+    "resources_discover", "session_start", "session_before_switch", "session_before_fork", "session_before_compact",
+    "session_compact", "session_shutdown", "session_before_tree", "session_tree", "context",
+    "before_provider_request", "after_provider_response", "before_agent_start", "agent_start", "agent_end",
+    "turn_start", "turn_end", "message_start", "message_update", "message_end", "tool_execution_start",
+    "tool_execution_update", "tool_execution_end", "model_select", "thinking_level_select", "user_bash", "input",
+    "tool_call", "tool_result",
+)
 
 
 def _capabilities() -> dict[str, Cap]:
@@ -28,7 +41,8 @@ def _capabilities() -> dict[str, Cap]:
 def _events() -> dict[str, tuple[str, ...]]:
     from ..pi import event_map
 
-    return event_map("pi")
+    # the pi dialect also names session_switch / session_fork, which 0.73.1 never fires
+    return {event: hooks for event, hooks in event_map("pi").items() if event in FIRES}
 
 
 HOST = Host(
@@ -43,6 +57,7 @@ HOST = Host(
                   "~/.pi/agent/extensions/agent-hooks.ts, or .pi/extensions/agent-hooks.ts"),
     events=_events,
     capabilities=_capabilities,
+    fires=FIRES,
     failure="tool_call is blocked when we fail or the session dies; other events go on",
     timeout=Timeout(None, closed=True, gated="tool_call", note="our extension's own 60 s timer blocks"),
     docs="pi.md",

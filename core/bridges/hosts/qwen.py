@@ -27,8 +27,9 @@ CAPABILITIES: dict[str, Cap] = {
     "on_start": Cap("SessionStart"),
     "session_start": Cap("SessionStart"),
     "on_end": Cap("SessionEnd", note="not sent by headless runs"),
-    "pre_message": Cap("UserPromptSubmit", block=True),
-    "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, note="as additionalContext"),
+    "pre_message": Cap("UserPromptSubmit", block=True, rewrite=True, proven=PROVEN,
+                       note="a rewritten prompt reaches the model as additionalContext"),
+    "pre_system_prompt": Cap("SessionStart, UserPromptSubmit", rewrite=True, proven=PROVEN, note="as additionalContext"),
     "pre_tool": Cap("PreToolUse", block=True, closed=True, proven=PROVEN,
                     note="a JSON deny or exit 2 blocks; other exits and timeouts let the tool run; "
                          "updatedInput is ignored, so a rewritten call is denied"),

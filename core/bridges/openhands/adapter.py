@@ -88,17 +88,13 @@ class OpenHandsAdapter(Adapter):
         return HostAnswer()
 
     def on_UserPromptSubmit(self, turn: Turn) -> HostAnswer:
-        prompt = turn.text("message")
-        if prompt is None:
+        if turn.text("message") is None:
             raise BridgeInputError("UserPromptSubmit event without a message")
-        out = turn.fire("pre_message", {"prompt": prompt})
-        if out.decision == "blocked":
-            return deny(out.reason or f"the prompt was blocked by {g.stopper(out) or 'a plugin'}")
-        new = (out.data or {}).get("prompt")
-        if isinstance(new, str) and new != prompt:
-            turn.errors.append(f"pre_message: {', '.join(out.answered) or 'a plugin'} rewrote the prompt, which "
-                               "OpenHands cannot take; the prompt was sent unchanged")
-        return HostAnswer()
+        # OpenHands appends additionalContext to the user's message: a rewrite and an injection go there
+        blocked, texts = turn.user_prompt("deny", key="message")
+        if blocked is not None:
+            return blocked
+        return HostAnswer(body={"additionalContext": "\n\n".join(texts)}) if texts else HostAnswer()
 
     def on_Stop(self, turn: Turn) -> HostAnswer:
         turn.fire("agent_end", {})

@@ -19,8 +19,9 @@ What the adapter adds to the dialect:
   ``session_switch``/``session_fork`` events, ``session_start`` with reason ``new``/``resume``
   also fires ``post_session_switch`` and with ``fork`` ``post_session_fork``;
   ``tool_execution_end`` also ``post_tool``;
-* events no dialect knows (``before_provider_request``, ``after_provider_response``,
-  ``thinking_level_select``) go to the ``host_event`` hook, observe only;
+* events no dialect knows (``before_provider_request``, ``after_provider_response``, pi's
+  ``thinking_level_select``, omp's newer extension events: :data:`HOST_ONLY_EVENTS`) go to the
+  ``host_event`` hook, observe only;
 * ``tool_call`` fails closed: a plugin that failed to load, or any failure of ours, blocks.
 
 No I/O here (see :mod:`agent_hooks_core.bridges.base`).
@@ -58,8 +59,14 @@ PERMISSION_TOOLS: dict[str, tuple[str, str]] = {
 TOOL_SHAPE = ToolShape(name=("toolName",), input=("input",), fields={
     tool: needs(key, optional=tool in ("grep", "find", "ls")) for tool, (_, key) in PERMISSION_TOOLS.items()})
 
-#: host events with no canonical hook: observed through ``host_event`` only
-HOST_ONLY_EVENTS = ("before_provider_request", "after_provider_response", "thinking_level_select")
+#: host -> its events with no canonical hook: observed through ``host_event`` only
+HOST_ONLY_EVENTS: dict[str, tuple[str, ...]] = {
+    "pi": ("before_provider_request", "after_provider_response", "thinking_level_select"),
+    "omp": ("before_provider_request", "after_provider_response", "credential_disabled", "goal_updated",
+            "mcp_notification", "message_start", "message_end", "retry_fallback_applied", "retry_fallback_succeeded",
+            "tool_approval_requested", "tool_approval_resolved", "tool_execution_start", "tool_execution_end",
+            "user_python"),
+}
 
 #: host -> events the adapter maps itself (no dialect knows them): event -> canonical hook
 OWN_EVENTS: dict[str, dict[str, str]] = {"omp": {"session_stop": "stop_gate"}}
@@ -125,7 +132,7 @@ def capabilities(dialect: str) -> dict[str, Any]:
     if "session_stop" in OWN_EVENTS.get(dialect, {}):
         caps["stop_gate"] = Cap("session_stop", block=True, continues=True,
                                 note="continue = continue + additionalContext (omp also caps continuations)")
-    caps["host_event"] = Cap(", ".join(HOST_ONLY_EVENTS))
+    caps["host_event"] = Cap(", ".join(HOST_ONLY_EVENTS[dialect]))
     return caps
 
 
@@ -142,7 +149,7 @@ def event_map(dialect: str) -> dict[str, tuple[str, ...]]:
     for event, hooks in EXTRA_HOOKS.items():
         if event in out:
             out[event].extend(h for h in hooks if h not in out[event])
-    for event in HOST_ONLY_EVENTS:
+    for event in HOST_ONLY_EVENTS[dialect]:
         out.setdefault(event, []).append("host_event")
     fired = {*capabilities(dialect), "host_event"}  # omp's session_start has no switch/fork reasons
     return {event: tuple(h for h in hooks if h in fired) for event, hooks in out.items()}
@@ -231,7 +238,7 @@ class PiAdapter(HostAdapter):
                 events.add(event)
         events.update(e for e, hook in OWN_EVENTS.get(self.name, {}).items() if rt.implementers(hook))
         if rt.pm.hook.host_event.get_hookimpls():
-            events.update(HOST_ONLY_EVENTS)
+            events.update(HOST_ONLY_EVENTS[self.name])
         if getattr(rt, "load_errors", None):
             events.update(GATING_EVENTS)
             events.add("session_start")
