@@ -60,6 +60,8 @@ def wrap(config: dict[str, Any], tool_name: str, arguments: dict[str, Any], cwd:
         if why is None:
             plan = build(config, cwd, command if isinstance(command, str) else [str(c) for c in command],
                          bwrap=program, isolation=isolation)
+            if plan.refused is not None:  # not a missing sandbox: a fallback does not apply
+                return {"block": True, "reason": f"sandbox: {plan.refused}; the command was not run"}
             new = plan.command_line() if isinstance(command, str) else list(plan.argv)
             return {"arguments": {**arguments, key: new}}
     if config["fallback"] == "unsandboxed":

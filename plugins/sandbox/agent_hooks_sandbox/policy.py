@@ -34,6 +34,7 @@ _SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in d.SECRET_ENV_PA
 class Plan:
     """The sandbox for one command: the argv that runs it and the policy that produced it."""
 
+    #: what runs: bubblewrap's argv (:attr:`bwrap`), or the wrapper that runs it (:func:`wrapper`)
     argv: tuple[str, ...]
     project: str
     writable: tuple[str, ...]
@@ -43,6 +44,15 @@ class Plan:
     unset_env: tuple[str, ...]
     exception: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: the empty directories sealed in a writable root (for a host configuration that does not exist
+    #: yet): the wrapper removes again, if still empty, those that bubblewrap made
+    made: tuple[str, ...] = ()
+    #: why no sandbox can be made for this directory (the command is then denied), or None
+    refused: str | None = None
+    #: (the user's sandbox lock file, flock, rmdir): the wrapper holds it while bubblewrap runs
+    lock: tuple[str, str, str] | None = None
+    #: bubblewrap's argv, the command included
+    bwrap: tuple[str, ...] = ()
 
     def command_line(self) -> str:
         """The argv as one shell command line (what the host's shell runs)."""
@@ -52,7 +62,8 @@ class Plan:
         return {"argv": list(self.argv), "command_line": self.command_line(), "project": self.project,
                 "writable": list(self.writable), "read_only": list(self.read_only), "hidden": list(self.hidden),
                 "network": self.network, "unset_env": list(self.unset_env), "exception": self.exception,
-                "notes": list(self.notes)}
+                "notes": list(self.notes), "made": list(self.made), "refused": self.refused,
+                "lock": self.lock[0] if self.lock else None, "bwrap": list(self.bwrap)}
 
 
 def resolve(raw: Any) -> dict[str, Any]:
@@ -131,9 +142,15 @@ def secret_env(config: Mapping[str, Any], env: Mapping[str, str]) -> list[str]:
     return sorted(n for n in names - keep if n and "=" not in n)
 
 
-#: the shell the prelude runs in: the system's POSIX shell (dash on Debian and Ubuntu), which starts
-#: in about a third of bash's time; the prelude uses nothing but its builtins
+#: the shell the prelude and the wrapper run in: the system's POSIX shell (dash on Debian and
+#: Ubuntu), which starts in about a third of bash's time; both use nothing but its builtins (and the
+#: wrapper ``flock`` and ``rmdir``)
 PRELUDE_SHELL = "/bin/sh"
+
+
+#: where the prelude lists the environment: bubblewrap's fresh /dev, private to the sandbox and
+#: emptied before the command starts
+ENV_LIST = "/dev/.agent-hooks-env"
 
 
 def prelude(config: Mapping[str, Any], shell: str, text: bool) -> str:
@@ -142,18 +159,55 @@ def prelude(config: Mapping[str, Any], shell: str, text: bool) -> str:
     hook never sees), then exec the command's shell, so no process inside still holds the secrets
     in its ``/proc/PID/environ``.
 
-    The names come from ``export -p`` (a builtin: no process started) split into words: every
-    variable is a word ``NAME=...`` after ``export`` (``declare -x`` when ``sh`` is bash); a word of a
-    value with blanks yields at most a name that is then only unset if it looks secret (unsetting
-    too much is harmless, too little is not). No globbing of the words."""
+    The names come from ``export -p`` (a builtin: no process started), written to :data:`ENV_LIST`
+    and read back line by line (no command substitution: the guard cannot know what one prints):
+    every variable starts a line ``export NAME=...`` (``declare -x NAME=...`` when ``sh`` is bash); a
+    line of a value with newlines yields at most a name that is then only unset if it looks secret
+    (unsetting too much is harmless, too little is not). The list is emptied before the command runs."""
     keep = sorted(n for n in {*config["keep_env"], *d.KEEP_ENV} if _ENV_NAME.fullmatch(n))
     secret = [*d.SECRET_ENV_PATTERNS, *d.SECRET_ENV_NAMES,
               *(n for n in config["unset_env"] if _ENV_NAME.fullmatch(n))]
     arms = ["''|[0-9]*|*[!A-Za-z0-9_]*) ;;", *([f"{'|'.join(keep)}) ;;"] if keep else []),
             f"{'|'.join(secret)}) unset \"$v\" ;;"]
     run = f'exec {shlex.quote(shell)} -c "$1" {os.path.basename(shell)}' if text else 'exec "$@"'
-    return ('set -f; for v in $(export -p); do v=${v%%=*}; '
-            f'case "$v" in {" ".join(arms)} esac; done; unset v; set +f; {run}')
+    return (f'export -p > {ENV_LIST}; while read -r a b c; do case $a in export) v=${{b%%=*}} ;; '
+            'declare) v=${c%%=*} ;; *) continue ;; esac; '
+            f'case "$v" in {" ".join(arms)} esac; done < {ENV_LIST}; : > {ENV_LIST}; unset a b c v; {run}')
+
+
+def wrapper(plan: Plan, argv: Sequence[str]) -> str:
+    """The script around bubblewrap (``argv``), in :data:`PRELUDE_SHELL`, when the plan has a lock (:attr:`Plan.lock`; otherwise bubblewrap is the
+    command). Bubblewrap makes
+    the mount points of the host configurations it seals in a writable root (:attr:`Plan.made`);
+    they are removed again once the command is done, by ``rmdir`` (an empty directory only), and only
+    while no other sandboxed command of this user runs: removing a directory detaches whatever
+    another sandbox mounted on it, which would uncover what that sandbox seals. So every sandbox
+    that mounts on such a path holds the user's lock shared while it runs (not handed to bubblewrap:
+    the command cannot drop it), and one removes what it made only if it then gets the lock
+    exclusively. A lock that cannot be had in 10 s means the command does not run."""
+    assert plan.lock is not None
+    flock, rmdir = (shlex.quote(p) for p in plan.lock[1:])
+    # which of them bubblewrap is about to make: looked at under the lock, when no clean-up runs
+    names = [f"_ahs{i}" for i in range(len(plan.made))]
+    made = "".join(f"{n}=; " for n in names) + "".join(
+        f"[ -e {q} ] || [ -L {q} ] || {n}={q}; " for n, q in zip(names, map(shlex.quote, plan.made)))
+    after = ""
+    if names:
+        anything = '"' + "".join(f"${n}" for n in names) + '"'
+        operands = " ".join(f'${{{n}:+"${n}"}}' for n in names)
+        after = f"; [ -z {anything} ] || {{ {flock} -xn 9 && {rmdir} -- {operands} 2>/dev/null; }}"
+    lock = shlex.quote(plan.lock[0])
+    return (f'if command exec 9>>{lock} && {flock} -s -w 10 9; then {made}{shlex.join(argv)} 9>&-; s=$?{after}; '
+            f'exit $s; fi; echo "agent-hooks-sandbox: cannot lock "{lock}"; the command was not run" >&2; exit 126')
+
+
+#: where the wrapper's tools are looked for (not on the agent's PATH: every sandbox of the user must
+#: find the same ones, or one that takes no lock could lose its mounts to another's clean-up)
+TOOL_DIRS = ("/usr/bin", "/bin")
+
+
+def _tool(name: str) -> str | None:
+    return next((p for p in (os.path.join(d, name) for d in TOOL_DIRS) if os.access(p, os.X_OK)), None)
 
 
 def find_program(name: str) -> str | None:
@@ -205,25 +259,30 @@ def _watched(paths: Sequence[str]) -> list[str]:
 
 def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
           env: Mapping[str, str] | None = None, bwrap: str | None = None,
-          isolation: Sequence[str] | None = None) -> Plan:
+          isolation: Sequence[str] | None = None, perms: bool | None = None) -> Plan:
     """The sandbox plan for ``command`` run from ``cwd`` (``isolation``: the namespace options
-    :func:`agent_hooks_sandbox.probe.check` found this bubblewrap supports).
+    :func:`agent_hooks_sandbox.probe.check` found this bubblewrap supports; ``perms``: whether it
+    takes ``--perms`` for a tmpfs, :func:`agent_hooks_sandbox.probe.tmpfs_perms`).
 
-    The mounts depend on the settings, the environment, the directory and the file system, not on
-    the command (but for an exception): they are planned once per process and reused while none of
-    the directories they were read from changed (:data:`PLAN_SECONDS` at most)."""
+    The argv is bubblewrap's, in the wrapper (:func:`wrapper`) when there is something to clean
+    up after it. The mounts depend on the settings, the environment, the directory and the file
+    system, not on the command (but for an exception): they are planned once per process and
+    reused while none of the directories they were read from changed (:data:`PLAN_SECONDS` at most)."""
     env = os.environ if env is None else env
     exc = exception_for(config, command)
     program = bwrap or find_program(str(config["bwrap"])) or str(config["bwrap"])
     if isolation is None:
         isolation = probe.check(program)[1]
-    key = json.dumps([cwd, config, exc, program, list(isolation), sorted(env.items())], sort_keys=True, default=str)
+    if perms is None:
+        perms = probe.tmpfs_perms(program)
+    key = json.dumps([cwd, config, exc, program, list(isolation), perms, sorted(env.items())], sort_keys=True,
+                     default=str)
     now = time.monotonic()
     hit = _PLANS.get(key)
     if hit is not None and hit[0] > now and all(_stamp(d) == stamp for d, stamp in hit[1]):
         mounts = hit[2]
     else:
-        mounts, looked_at = _mounts(config, cwd, env, exc, program, isolation)
+        mounts, looked_at = _mounts(config, cwd, env, exc, program, isolation, perms)
         if len(_PLANS) > 64:
             _PLANS.clear()
         _PLANS[key] = (now + PLAN_SECONDS, tuple((d, _stamp(d)) for d in _watched(looked_at)), mounts)
@@ -233,11 +292,41 @@ def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
     first = PRELUDE_SHELL if os.access(PRELUDE_SHELL, os.X_OK) else shell
     argv = [*mounts.argv, "--", first, "-c", prelude(config, shell, isinstance(command, str)), "agent-hooks-sandbox"]
     argv += [command] if isinstance(command, str) else [str(c) for c in command]
-    return dataclasses.replace(mounts, argv=tuple(argv))
+    outer = [first, "-c", wrapper(mounts, argv)] if mounts.lock is not None else argv
+    return dataclasses.replace(mounts, argv=tuple(outer), bwrap=tuple(argv))
+
+
+def _lock_dir() -> str | None:
+    """The user's private directory for the sandbox's lock (outside agent-hooks' control plane,
+    which the guard keeps every command away from; hidden inside the sandbox), or None."""
+    import platformdirs
+
+    path = os.path.realpath(platformdirs.user_cache_dir("agent-hooks-sandbox", appauthor=False))
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return path if st.st_uid == os.getuid() and not st.st_mode & 0o077 else None
+
+
+def _empty(path: str) -> bool:
+    try:
+        with os.scandir(path) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
+
+
+def _empty_dir(path: str, perms: bool) -> list[str]:
+    """An empty directory over ``path`` that the command cannot write to: a tmpfs of mode 0555 (it
+    could chmod it, but what it puts there stays in memory and goes with it), or, where bubblewrap
+    has no ``--perms``, a tmpfs remounted read-only."""
+    return ["--perms", "0555", "--tmpfs", path] if perms else ["--tmpfs", path, "--remount-ro", path]
 
 
 def _mounts(config: Mapping[str, Any], cwd: str, env: Mapping[str, str], exc: dict[str, Any] | None,
-            program: str, isolation: Sequence[str]) -> tuple[Plan, list[str]]:
+            program: str, isolation: Sequence[str], perms: bool) -> tuple[Plan, list[str]]:
     """The plan without the command (its argv ends before ``--``), and every path it looked at."""
     home = os.path.realpath(os.path.expanduser("~"))
     project = project_root(cwd)
@@ -263,6 +352,9 @@ def _mounts(config: Mapping[str, Any], cwd: str, env: Mapping[str, str], exc: di
         if real == "/" or _inside(home, real):
             notes.append(f"writable {raw!r} ({real}) refused: it holds your home directory")
             continue
+        if _inside(ENV_LIST, real):
+            notes.append(f"writable {raw!r} ({real}) refused: the sandbox's /dev is its own")
+            continue
         if not os.path.exists(real):
             continue
         if any(_inside(real, h) for h in hidden):
@@ -274,22 +366,46 @@ def _mounts(config: Mapping[str, Any], cwd: str, env: Mapping[str, str], exc: di
     ro = sorted({real for real in (os.path.realpath(p) for p in read_only if os.path.exists(p))
                  if any(_inside(real, w) for w in writable)})
     # control-plane files that do not exist yet inside a writable root (a host's project hook
-    # configuration): the directory that would hold one is made read-only, or, missing too, an
-    # empty read-only one is put there (an empty directory on disk, which git does not see)
+    # configuration): the entry that would hold one, next to the directory the host looks from
+    # (the working directory, the project, a writable root), is made read-only where it exists,
+    # or, missing, an empty directory no one can write is mounted there (its mount point is made
+    # on disk and removed again after the command: see wrapper())
     sealed: list[str] = []
+    tops: list[str] = []
+    refused: str | None = None
+    bases = sorted({*writable, cwd, os.path.realpath(cwd), project}, key=len, reverse=True)
     for path in hidden_cp:
         owner = next((w for w in writable if _inside(path, w) and path != w), None)
         if owner is None or os.path.lexists(path):
             continue
-        top = os.path.join(owner, os.path.relpath(path, owner).split(os.sep)[0])
-        if os.path.basename(top) == PROJECT_DIR or any(_inside(top, h) for h in hidden):
+        base = next(b for b in bases if _inside(path, b) and path != b and _inside(b, owner))
+        top = os.path.join(base, os.path.relpath(path, base).split(os.sep)[0])
+        if os.path.basename(top) == PROJECT_DIR or any(_inside(top, h) for h in hidden) or top in tops:
             continue  # a new project settings file is the trust store's to judge; creating the
             # directory would make this a project
-        if os.path.isdir(top) and not os.path.islink(top):
+        tops.append(top)
+        if os.path.islink(top):
+            # a mount cannot pin a link (it lands where the link leads), and the command could
+            # point it somewhere it writes: nothing that runs here can keep the host's file unmade
+            refused = (f"{top} is a symbolic link in a writable directory: a sandboxed command could point it "
+                       f"at a {os.path.relpath(path, top)} of its own making; make it a directory (or remove it)")
+        elif os.path.lexists(top) and not os.path.isdir(top):
+            ro.append(top)  # a file where a host looks for a directory: pinned as it is
+        elif os.path.isdir(top) and not _empty(top):
             if top not in ro:
                 ro.append(top)
-        elif not os.path.lexists(top) and top not in sealed:
+        else:  # missing, or an empty directory (perhaps another sandbox's mount point, which
+            # its clean-up may remove before this one starts: a read-only bind of it would then fail)
             sealed.append(top)
+    lock: tuple[str, str, str] | None = None
+    flock, rmdir = _tool("flock"), _tool("rmdir")
+    lock_dir = _lock_dir() if tops and flock and rmdir else None
+    if lock_dir is not None and flock and rmdir:
+        lock = (os.path.join(lock_dir, "lock"), flock, rmdir)
+        hidden.append(lock_dir)  # out of the command's reach: it could hold the lock, or drop it
+    if sealed and lock is None:
+        notes.append("no flock or no private run directory: the empty mount points sealing "
+                     f"{', '.join(sealed)} stay after the command")
 
     # --as-pid-1: the first process inside is our prelude, which execs the command's shell with the
     # secret-named variables gone; bwrap's own pid-1 reaper would keep the original environment
@@ -303,17 +419,17 @@ def _mounts(config: Mapping[str, Any], cwd: str, env: Mapping[str, str], exc: di
     for path in ro:
         argv += ["--ro-bind", path, path]
     for path in sealed:
-        argv += ["--tmpfs", path, "--remount-ro", path]
+        argv += _empty_dir(path, perms)
     for path in hidden:
         if os.path.isdir(path) and not os.path.islink(path):
-            argv += ["--tmpfs", path, "--remount-ro", path]
+            argv += _empty_dir(path, perms)
         else:
             argv += ["--ro-bind", "/dev/null", path]
     unset = secret_env(config, env)
     for name in unset:
         argv += ["--unsetenv", name]
-    looked_at = [home, cwd, project, *hidden_all, *read_only, *hidden_cp, *writable,
+    looked_at = [home, cwd, project, *hidden_all, *read_only, *hidden_cp, *writable, *tops,
                  *(_expand(raw, project, home) for raw in [*config["writable"], *extra_writable])]
     plan = Plan(tuple(argv), project, tuple(writable), tuple([*ro, *sealed]), tuple(hidden), network, tuple(unset),
-                (exc or {}).get("match"), tuple(notes))
+                (exc or {}).get("match"), tuple(notes), tuple(sealed) if lock else (), refused, lock)
     return plan, [p for p in looked_at if p]
