@@ -175,30 +175,30 @@ def prelude(config: Mapping[str, Any], shell: str, text: bool) -> str:
             f'case "$v" in {" ".join(arms)} esac; done < {ENV_LIST}; : > {ENV_LIST}; unset a b c v; {run}')
 
 
-def wrapper(plan: Plan, argv: Sequence[str]) -> str:
-    """The script around bubblewrap (``argv``), in :data:`PRELUDE_SHELL`, when the plan has a lock (:attr:`Plan.lock`; otherwise bubblewrap is the
-    command). Bubblewrap makes
-    the mount points of the host configurations it seals in a writable root (:attr:`Plan.made`);
-    they are removed again once the command is done, by ``rmdir`` (an empty directory only), and only
-    while no other sandboxed command of this user runs: removing a directory detaches whatever
-    another sandbox mounted on it, which would uncover what that sandbox seals. So every sandbox
-    that mounts on such a path holds the user's lock shared while it runs (not handed to bubblewrap:
-    the command cannot drop it), and one removes what it made only if it then gets the lock
-    exclusively. A lock that cannot be had in 10 s means the command does not run."""
-    assert plan.lock is not None
-    flock, rmdir = (shlex.quote(p) for p in plan.lock[1:])
+def wrapper(plan: Plan, lock: tuple[str, str, str], argv: Sequence[str]) -> str:
+    """The script around bubblewrap (``argv``), in :data:`PRELUDE_SHELL`, for a plan that mounts on
+    a host configuration's entry in a writable root (``lock``: :attr:`Plan.lock`).
+
+    Bubblewrap makes the mount points it seals there (:attr:`Plan.made`) on disk; they are removed
+    again once the command is done, by ``rmdir`` (an empty directory only), and only while no other
+    sandboxed command of this user runs: removing a directory detaches whatever another sandbox
+    mounted on it, which would uncover what that sandbox seals. So every such sandbox holds the
+    user's lock shared while it runs (not handed to bubblewrap: the command cannot drop it), and one
+    removes what it made only if it then gets the lock exclusively. A lock that cannot be had in
+    10 s means the command does not run."""
+    flock, rmdir = (shlex.quote(p) for p in lock[1:])
     # which of them bubblewrap is about to make: looked at under the lock, when no clean-up runs
     names = [f"_ahs{i}" for i in range(len(plan.made))]
     made = "".join(f"{n}=; " for n in names) + "".join(
-        f"[ -e {q} ] || [ -L {q} ] || {n}={q}; " for n, q in zip(names, map(shlex.quote, plan.made)))
+        f"[ -e {q} ] || [ -L {q} ] || _ahs{i}={q}; " for i, q in enumerate(map(shlex.quote, plan.made)))
     after = ""
     if names:
         anything = '"' + "".join(f"${n}" for n in names) + '"'
         operands = " ".join(f'${{{n}:+"${n}"}}' for n in names)
         after = f"; [ -z {anything} ] || {{ {flock} -xn 9 && {rmdir} -- {operands} 2>/dev/null; }}"
-    lock = shlex.quote(plan.lock[0])
-    return (f'if command exec 9>>{lock} && {flock} -s -w 10 9; then {made}{shlex.join(argv)} 9>&-; s=$?{after}; '
-            f'exit $s; fi; echo "agent-hooks-sandbox: cannot lock "{lock}"; the command was not run" >&2; exit 126')
+    file = shlex.quote(lock[0])
+    return (f'if command exec 9>>{file} && {flock} -s -w 10 9; then {made}{shlex.join(argv)} 9>&-; s=$?{after}; '
+            f'exit $s; fi; echo "agent-hooks-sandbox: cannot lock "{file}"; the command was not run" >&2; exit 126')
 
 
 #: where the wrapper's tools are looked for (not on the agent's PATH: every sandbox of the user must
@@ -292,8 +292,35 @@ def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
     first = PRELUDE_SHELL if os.access(PRELUDE_SHELL, os.X_OK) else shell
     argv = [*mounts.argv, "--", first, "-c", prelude(config, shell, isinstance(command, str)), "agent-hooks-sandbox"]
     argv += [command] if isinstance(command, str) else [str(c) for c in command]
-    outer = [first, "-c", wrapper(mounts, argv)] if mounts.lock is not None else argv
+    outer = [first, "-c", wrapper(mounts, mounts.lock, argv)] if mounts.lock is not None else argv
     return dataclasses.replace(mounts, argv=tuple(outer), bwrap=tuple(argv))
+
+
+def _repointable(bases: Sequence[str], writable: Sequence[str], control: Sequence[str]) -> str | None:
+    """Why a symbolic link in a writable directory the hosts read their configuration from leads to
+    agent-hooks' control plane (a host's hook configuration, resolved through it), or None.
+
+    A mount cannot pin a link (it lands where the link leads) and the command may replace it with a
+    directory of its own, holding a hook configuration the host runs later, unsandboxed. A link
+    that leads to a directory holding the one it is in (``up -> ..``) is no name a host reads."""
+    for base in dict.fromkeys(bases):
+        if not any(_inside(base, w) for w in writable):
+            continue
+        try:
+            with os.scandir(base) as entries:
+                links = [e.path for e in entries if e.is_symlink()]
+        except OSError:
+            continue
+        for link in links:
+            target = os.path.realpath(link)
+            if _inside(base, target):
+                continue
+            hit = next((c for c in control if _inside(c, target)), None)
+            if hit is not None:
+                return (f"{link} is a symbolic link in a writable directory, to {target} (which holds {hit}): a "
+                        "sandboxed command could replace it with a directory and a hook configuration of its own; "
+                        "make it a directory (or remove it)")
+    return None
 
 
 def _lock_dir() -> str | None:
@@ -372,8 +399,8 @@ def _mounts(config: Mapping[str, Any], cwd: str, env: Mapping[str, str], exc: di
     # on disk and removed again after the command: see wrapper())
     sealed: list[str] = []
     tops: list[str] = []
-    refused: str | None = None
     bases = sorted({*writable, cwd, os.path.realpath(cwd), project}, key=len, reverse=True)
+    refused = _repointable(bases, writable, hidden_cp)
     for path in hidden_cp:
         owner = next((w for w in writable if _inside(path, w) and path != w), None)
         if owner is None or os.path.lexists(path):
@@ -384,12 +411,7 @@ def _mounts(config: Mapping[str, Any], cwd: str, env: Mapping[str, str], exc: di
             continue  # a new project settings file is the trust store's to judge; creating the
             # directory would make this a project
         tops.append(top)
-        if os.path.islink(top):
-            # a mount cannot pin a link (it lands where the link leads), and the command could
-            # point it somewhere it writes: nothing that runs here can keep the host's file unmade
-            refused = (f"{top} is a symbolic link in a writable directory: a sandboxed command could point it "
-                       f"at a {os.path.relpath(path, top)} of its own making; make it a directory (or remove it)")
-        elif os.path.lexists(top) and not os.path.isdir(top):
+        if os.path.lexists(top) and not os.path.isdir(top):
             ro.append(top)  # a file where a host looks for a directory: pinned as it is
         elif os.path.isdir(top) and not _empty(top):
             if top not in ro:
