@@ -214,3 +214,15 @@ def test_a_host_configuration_entry_the_command_could_repoint_is_no_way_out(worl
                          text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert "done" in res.stdout, res.stderr
     assert (project / ".claude").read_text() == "not a directory\n"
+
+
+def test_values_that_look_like_shell_cannot_keep_a_secret_or_run(world: dict[str, Path]) -> None:
+    """The prelude reads the environment back through the shell's own quoting: a value with quotes,
+    newlines, `export` lines or substitutions is one value, kept byte for byte, and runs nothing."""
+    marker = world["project"] / "ran"
+    env = {"A_TOKEN": "t0k'\nexport B_SAFE=1\n'", "PLAIN": "it's \"fine\"\nexport X_SECRET=", "C_SECRET": "s3c",
+           "D": f"$(touch {marker})`touch {marker}`", "E_PASSWORD": "'; C_SECRET=kept; '"}
+    res = sandboxed(world["project"], "env | tr '\\0' '\\n'; printf '%s|' \"$PLAIN\" \"$D\"", env=env)
+    assert "t0k" not in res.stdout and "s3c" not in res.stdout and "kept" not in res.stdout
+    assert res.stdout.endswith(f"{env['PLAIN']}|{env['D']}|"), res.stdout
+    assert not marker.exists()

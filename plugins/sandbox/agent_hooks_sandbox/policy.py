@@ -160,19 +160,20 @@ def prelude(config: Mapping[str, Any], shell: str, text: bool) -> str:
     in its ``/proc/PID/environ``.
 
     The names come from ``export -p`` (a builtin: no process started), written to :data:`ENV_LIST`
-    and read back line by line (no command substitution: the guard cannot know what one prints):
-    every variable starts a line ``export NAME=...`` (``declare -x NAME=...`` when ``sh`` is bash); a
-    line of a value with newlines yields at most a name that is then only unset if it looks secret
-    (unsetting too much is harmless, too little is not). The list is emptied before the command runs."""
+    and read back with ``.`` while ``export`` is an alias of a function that unsets the secret-named
+    of its arguments: the shell's own parser splits its own quoting, so a value holding newlines or
+    quotes yields no name of its own. No command substitution (the guard cannot know what one
+    prints) and no ``read`` loop (dash reads one byte per system call). The list is emptied before
+    the command runs."""
     keep = sorted(n for n in {*config["keep_env"], *d.KEEP_ENV} if _ENV_NAME.fullmatch(n))
     secret = [*d.SECRET_ENV_PATTERNS, *d.SECRET_ENV_NAMES,
               *(n for n in config["unset_env"] if _ENV_NAME.fullmatch(n))]
     arms = ["''|[0-9]*|*[!A-Za-z0-9_]*) ;;", *([f"{'|'.join(keep)}) ;;"] if keep else []),
             f"{'|'.join(secret)}) unset \"$v\" ;;"]
     run = f'exec {shlex.quote(shell)} -c "$1" {os.path.basename(shell)}' if text else 'exec "$@"'
-    return (f'export -p > {ENV_LIST}; while read -r a b c; do case $a in export) v=${{b%%=*}} ;; '
-            'declare) v=${c%%=*} ;; *) continue ;; esac; '
-            f'case "$v" in {" ".join(arms)} esac; done < {ENV_LIST}; : > {ENV_LIST}; unset a b c v; {run}')
+    return (f'_ahs_unset() {{ for w; do v=${{w%%=*}}; case "$v" in {" ".join(arms)} esac; done; }}; '
+            f'alias export=_ahs_unset; command export -p > {ENV_LIST}; . {ENV_LIST}; unalias export; '
+            f'unset -f _ahs_unset; unset w v; : > {ENV_LIST}; {run}')
 
 
 def wrapper(plan: Plan, lock: tuple[str, str, str], argv: Sequence[str]) -> str:
