@@ -448,9 +448,9 @@ def _mounts(config: Mapping[str, Any], cwd: str, env: Mapping[str, str], exc: di
             argv += _empty_dir(path, perms)
         else:
             argv += ["--ro-bind", "/dev/null", path]
+    # no --unsetenv: the prelude removes every one of these names and more (bubblewrap would only
+    # spend time on them)
     unset = secret_env(config, env)
-    for name in unset:
-        argv += ["--unsetenv", name]
     looked_at = [home, cwd, project, *hidden_all, *read_only, *hidden_cp, *writable, *tops,
                  *(_expand(raw, project, home) for raw in [*config["writable"], *extra_writable])]
     plan = Plan(tuple(argv), project, tuple(writable), tuple([*ro, *sealed]), tuple(hidden), network, tuple(unset),
