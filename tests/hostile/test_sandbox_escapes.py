@@ -140,8 +140,7 @@ def test_a_hidden_socket_cannot_be_reached(world: dict[str, Path]) -> None:
         server.close()
 
 
-def _wrap(project: Path, command: str, cwd: Path | None = None) -> str:
-    rt = Runtime(plugins=[("sandbox", agent_hooks_sandbox)], cwd=str(cwd or project))
+def _wrap(rt: Runtime, command: str) -> str:
     out = rt.fire("pre_tool", {"tool_name": "Bash", "arguments": {"command": command}})
     assert out.decision != "blocked", out.reason
     return str(out.data["arguments"]["command"])
@@ -152,18 +151,21 @@ def test_one_sandbox_ending_does_not_uncover_what_another_seals(world: dict[str,
     sandbox made are removed only once no other sandboxed command runs, or a second one, still
     running, could then create .claude/settings.json through the hole."""
     project = world["project"]
+    rt = Runtime(plugins=[("sandbox", agent_hooks_sandbox)], cwd=str(project))
+    done = {"tool_name": "Bash", "arguments": {"command": "x"}}
     ready, go = project / "ready", project / "go"
     os.mkfifo(ready)
     os.mkfifo(go)
-    second = subprocess.Popen(["/bin/bash", "-c", _wrap(project, "echo up > ready; read x < go; mkdir .claude; "
-                                                                 "echo '{}' > .claude/settings.json; echo ran")],
+    second = subprocess.Popen(["/bin/bash", "-c", _wrap(rt, "echo up > ready; read x < go; mkdir .claude; "
+                                                            "echo '{}' > .claude/settings.json; echo ran")],
                               cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               stdin=subprocess.DEVNULL)
     try:
         assert ready.read_text() == "up\n"  # its mounts are up
-        first = subprocess.run(["/bin/bash", "-c", _wrap(project, "echo first")], cwd=project, capture_output=True,
+        first = subprocess.run(["/bin/bash", "-c", _wrap(rt, "echo first")], cwd=project, capture_output=True,
                                text=True, timeout=60, stdin=subprocess.DEVNULL)
         assert first.stdout == "first\n", first.stderr
+        rt.fire("post_tool", done)
         assert (project / ".claude").is_dir()  # still there: the second sandbox stands on it
         go.write_text("go\n")
         out, err = second.communicate(timeout=60)
@@ -175,7 +177,7 @@ def test_one_sandbox_ending_does_not_uncover_what_another_seals(world: dict[str,
     assert not (project / ".claude" / "settings.json").exists()
     ready.unlink()
     go.unlink()
-    # the last one out removed what was made
+    rt.fire("post_tool", done)  # the last one out removes what was made
     assert sorted(p.name for p in project.iterdir()) == [".agent-hooks", "Makefile"]
 
 

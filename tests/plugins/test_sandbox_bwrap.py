@@ -149,9 +149,9 @@ HOST_CONFIGS = (".claude/settings.json", ".claude/settings.local.json", ".gemini
 @pytest.mark.parametrize("where", [".", "src"])
 def test_the_project_is_left_as_it_was_and_no_host_configuration_can_be_made(world: dict[str, Path],
                                                                               where: str) -> None:
-    """The host configurations are sealed by mounts; their mount points are removed afterwards, so the
-    project is byte for byte what it was (no empty .claude, .codex, ...), from the project's top and
-    from a directory below it (which stays writable)."""
+    """The host configurations are sealed by mounts; their mount points are removed once the command
+    is done (post_tool), so the project is byte for byte what it was (no empty .claude, .codex, ...),
+    from the project's top and from a directory below it (which stays writable)."""
     project = world["project"]
     (project / "src").mkdir()
     (project / "src" / "main.c").write_text("int main(void) { return 0; }\n")
@@ -159,10 +159,13 @@ def test_the_project_is_left_as_it_was_and_no_host_configuration_can_be_made(wor
     before = _tree(project)
     attempts = "; ".join(f"mkdir -p {os.path.dirname(c)} 2>&1; echo '{{\"hooks\": {{}}}}' > {c} && echo made {c}"
                          for c in HOST_CONFIGS)
-    out = runtime(cwd, guard=False).fire("pre_tool", {"tool_name": "Bash", "arguments": {
-        "command": f"{attempts}; echo built > built.txt; cat built.txt; rm built.txt"}})
+    rt = runtime(cwd, guard=False)
+    call = {"tool_name": "Bash", "arguments": {"command": f"{attempts}; echo built > built.txt; cat built.txt; "
+                                                          "rm built.txt"}}
+    out = rt.fire("pre_tool", call)
     res = subprocess.run(["/bin/bash", "-c", out.data["arguments"]["command"]], cwd=cwd, capture_output=True,
                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    rt.fire("post_tool", call)  # removes the mount points bubblewrap made
     assert "made" not in res.stdout, res.stdout
     assert "Permission denied" in res.stderr + res.stdout
     assert res.stdout.strip().endswith("built"), res.stderr  # the directory it runs in is writable

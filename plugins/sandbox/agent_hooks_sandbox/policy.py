@@ -34,7 +34,7 @@ _SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in d.SECRET_ENV_PA
 class Plan:
     """The sandbox for one command: the argv that runs it and the policy that produced it."""
 
-    #: what runs: bubblewrap's argv (:attr:`bwrap`), or the wrapper that runs it (:func:`wrapper`)
+    #: what runs: bubblewrap's argv (:attr:`bwrap`), under flock when there is a :attr:`lock`
     argv: tuple[str, ...]
     project: str
     writable: tuple[str, ...]
@@ -44,13 +44,13 @@ class Plan:
     unset_env: tuple[str, ...]
     exception: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
-    #: the empty directories sealed in a writable root (for a host configuration that does not exist
-    #: yet): the wrapper removes again, if still empty, those that bubblewrap made
+    #: the mount points bubblewrap makes in a writable root to seal a host configuration that does not
+    #: exist yet: removed again (if still empty) once no sandbox runs (:func:`remember`, :func:`tidy`)
     made: tuple[str, ...] = ()
     #: why no sandbox can be made for this directory (the command is then denied), or None
     refused: str | None = None
-    #: (the user's sandbox lock file, flock, rmdir): the wrapper holds it while bubblewrap runs
-    lock: tuple[str, str, str] | None = None
+    #: (the user's sandbox lock file, flock): held shared while bubblewrap runs (see :func:`tidy`)
+    lock: tuple[str, str] | None = None
     #: bubblewrap's argv, the command included
     bwrap: tuple[str, ...] = ()
 
@@ -142,68 +142,106 @@ def secret_env(config: Mapping[str, Any], env: Mapping[str, str]) -> list[str]:
     return sorted(n for n in names - keep if n and "=" not in n)
 
 
-#: the shell the prelude and the wrapper run in: the system's POSIX shell (dash on Debian and
-#: Ubuntu), which starts in about a third of bash's time; both use nothing but its builtins (and the
-#: wrapper ``flock`` and ``rmdir``)
+#: the shell the prelude runs in: the system's POSIX shell (dash on Debian and Ubuntu), which starts
+#: in about a third of bash's time; it uses nothing but its builtins
 PRELUDE_SHELL = "/bin/sh"
 
 
-#: where the prelude lists the environment: bubblewrap's fresh /dev, private to the sandbox and
-#: emptied before the command starts
+#: the prelude: the first process inside the sandbox (see the script); a file, so that the
+#: rewritten command holds no shell code of ours for a host's or the guard's check to read
+PRELUDE = os.path.join(os.path.dirname(os.path.realpath(__file__)), "prelude.sh")
+#: where the prelude lists the environment: bubblewrap's fresh /dev, private to the sandbox
 ENV_LIST = "/dev/.agent-hooks-env"
 
 
-def prelude(config: Mapping[str, Any], shell: str, text: bool) -> str:
-    """The script that runs first inside the sandbox (in :data:`PRELUDE_SHELL`): unset every
-    secret-named variable of the environment the command really gets (the host's shell's, which the
-    hook never sees), then exec the command's shell, so no process inside still holds the secrets
-    in its ``/proc/PID/environ``.
-
-    The names come from ``export -p`` (a builtin: no process started), written to :data:`ENV_LIST`
-    and read back with ``.`` while ``export`` is an alias of a function that unsets the secret-named
-    of its arguments: the shell's own parser splits its own quoting, so a value holding newlines or
-    quotes yields no name of its own. No command substitution (the guard cannot know what one
-    prints) and no ``read`` loop (dash reads one byte per system call). The list is emptied before
-    the command runs."""
-    keep = sorted(n for n in {*config["keep_env"], *d.KEEP_ENV} if _ENV_NAME.fullmatch(n))
+def prelude(config: Mapping[str, Any], shell: str, command: str | Sequence[str], plan: Plan | None = None) -> list[str]:
+    """What bubblewrap runs: the prelude (:data:`PRELUDE`, in :data:`PRELUDE_SHELL`), given the
+    names to keep, the secret names and patterns, and the command (a text for ``shell``, or an argv).
+    Where the file is not sure to be there unchanged inside ``plan``'s sandbox (hidden, or in a
+    writable root: an editable install in the project) its text is given with ``-c``."""
+    keep = sorted(n for n in {*config["keep_env"], *d.KEEP_ENV} if _ENV_NAME.fullmatch(n)) or ["_"]
     secret = [*d.SECRET_ENV_PATTERNS, *d.SECRET_ENV_NAMES,
               *(n for n in config["unset_env"] if _ENV_NAME.fullmatch(n))]
-    arms = ["''|[0-9]*|*[!A-Za-z0-9_]*) ;;", *([f"{'|'.join(keep)}) ;;"] if keep else []),
-            f"{'|'.join(secret)}) unset \"$v\" ;;"]
-    run = f'exec {shlex.quote(shell)} -c "$1" {os.path.basename(shell)}' if text else 'exec "$@"'
-    return (f'_ahs_unset() {{ for w; do v=${{w%%=*}}; case "$v" in {" ".join(arms)} esac; done; }}; '
-            f'alias export=_ahs_unset; command export -p > {ENV_LIST}; . {ENV_LIST}; unalias export; '
-            f'unset -f _ahs_unset; unset w v; : > {ENV_LIST}; {run}')
+    first = PRELUDE_SHELL if os.access(PRELUDE_SHELL, os.X_OK) else shell
+    args = ["|".join(keep), "|".join(secret), *([shell, command] if isinstance(command, str) else ["", *command])]
+    movable = plan is not None and (any(_inside(PRELUDE, h) for h in plan.hidden) or (
+        any(_inside(PRELUDE, w) for w in plan.writable) and not any(_inside(PRELUDE, r) for r in plan.read_only)))
+    if movable or not os.access(PRELUDE, os.R_OK):
+        with open(PRELUDE, encoding="utf-8") as fh:
+            return [first, "-c", fh.read(), "agent-hooks-sandbox", *args]
+    return [first, PRELUDE, *args]
 
 
-def wrapper(plan: Plan, lock: tuple[str, str, str], argv: Sequence[str]) -> str:
-    """The script around bubblewrap (``argv``), in :data:`PRELUDE_SHELL`, for a plan that mounts on
-    a host configuration's entry in a writable root (``lock``: :attr:`Plan.lock`).
+def tidy(lock: str | None = None) -> list[str]:
+    """Remove the mount points sandboxes made (:attr:`Plan.made`, recorded by :func:`remember`) that
+    are empty directories, if no sandboxed command of the user runs now (the lock taken exclusive,
+    without waiting); the paths removed.
 
-    Bubblewrap makes the mount points it seals there (:attr:`Plan.made`) on disk; they are removed
-    again once the command is done, by ``rmdir`` (an empty directory only), and only while no other
-    sandboxed command of this user runs: removing a directory detaches whatever another sandbox
-    mounted on it, which would uncover what that sandbox seals. So every such sandbox holds the
-    user's lock shared while it runs (not handed to bubblewrap: the command cannot drop it), and one
-    removes what it made only if it then gets the lock exclusively. A lock that cannot be had in
-    10 s means the command does not run."""
-    flock, rmdir = (shlex.quote(p) for p in lock[1:])
-    # which of them bubblewrap is about to make: looked at under the lock, when no clean-up runs
-    names = [f"_ahs{i}" for i in range(len(plan.made))]
-    made = "".join(f"{n}=; " for n in names) + "".join(
-        f"[ -e {q} ] || [ -L {q} ] || _ahs{i}={q}; " for i, q in enumerate(map(shlex.quote, plan.made)))
-    after = ""
-    if names:
-        anything = '"' + "".join(f"${n}" for n in names) + '"'
-        operands = " ".join(f'${{{n}:+"${n}"}}' for n in names)
-        after = f"; [ -z {anything} ] || {{ {flock} -xn 9 && {rmdir} -- {operands} 2>/dev/null; }}"
-    file = shlex.quote(lock[0])
-    return (f'if command exec 9>>{file} && {flock} -s -w 10 9; then {made}{shlex.join(argv)} 9>&-; s=$?{after}; '
-            f'exit $s; fi; echo "agent-hooks-sandbox: cannot lock "{file}"; the command was not run" >&2; exit 126')
+    Removing a directory detaches whatever another sandbox mounted on it, which would uncover what
+    that sandbox seals: every sandbox holds the lock shared while it runs (the ``flock`` it runs
+    under). ``rmdir`` only: a directory that holds anything stays (and is no longer one of ours)."""
+    import fcntl
+
+    lock = lock or _lock_file()
+    if lock is None:
+        return []
+    records = os.path.join(os.path.dirname(lock), "made")
+    try:
+        names = os.listdir(records)
+    except OSError:
+        return []
+    if not names:
+        return []
+    removed: list[str] = []
+    try:
+        fd = os.open(lock, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return []
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return []  # a sandbox runs: the last one's clean-up removes them
+        for name in names:
+            record = os.path.join(records, name)
+            try:
+                with open(record, encoding="utf-8") as fh:
+                    path = fh.read()
+                os.rmdir(path)
+                removed.append(path)
+            except FileNotFoundError:
+                pass
+            except OSError:  # not empty (someone's now), not a directory, unreadable: not ours
+                try:
+                    os.unlink(record)
+                except OSError:
+                    pass
+    finally:
+        os.close(fd)
+    return removed
 
 
-#: where the wrapper's tools are looked for (not on the agent's PATH: every sandbox of the user must
-#: find the same ones, or one that takes no lock could lose its mounts to another's clean-up)
+def remember(plan: Plan) -> None:
+    """Record the mount points ``plan``'s bubblewrap will make (one file per path, so concurrent
+    hooks never lose one), for :func:`tidy`."""
+    if not plan.made or plan.lock is None:
+        return
+    import hashlib
+
+    records = os.path.join(os.path.dirname(plan.lock[0]), "made")
+    try:
+        os.makedirs(records, mode=0o700, exist_ok=True)
+        for path in plan.made:
+            name = os.path.join(records, hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:32])
+            if not os.path.exists(name):
+                with open(name, "w", encoding="utf-8") as fh:
+                    fh.write(path)
+    except OSError:  # unrecorded, they stay: an empty directory, not a hole
+        pass
+
+
+#: where flock is looked for (not on the agent's PATH: every sandbox of the user must find the
+#: same one, or one that takes no lock could lose its mounts to another's clean-up)
 TOOL_DIRS = ("/usr/bin", "/bin")
 
 
@@ -265,8 +303,8 @@ def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
     :func:`agent_hooks_sandbox.probe.check` found this bubblewrap supports; ``perms``: whether it
     takes ``--perms`` for a tmpfs, :func:`agent_hooks_sandbox.probe.tmpfs_perms`).
 
-    The argv is bubblewrap's, in the wrapper (:func:`wrapper`) when there is something to clean
-    up after it. The mounts depend on the settings, the environment, the directory and the file
+    The argv is bubblewrap's, under ``flock`` holding the user's sandbox lock when it mounts on
+    an entry of a writable root (see :func:`tidy`). The mounts depend on the settings, the environment, the directory and the file
     system, not on the command (but for an exception): they are planned once per process and
     reused while none of the directories they were read from changed (:data:`PLAN_SECONDS` at most)."""
     env = os.environ if env is None else env
@@ -290,10 +328,12 @@ def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
     shell = str(config["shell"])
     if not os.access(shell, os.X_OK):
         shell = "/bin/sh"
-    first = PRELUDE_SHELL if os.access(PRELUDE_SHELL, os.X_OK) else shell
-    argv = [*mounts.argv, "--", first, "-c", prelude(config, shell, isinstance(command, str)), "agent-hooks-sandbox"]
-    argv += [command] if isinstance(command, str) else [str(c) for c in command]
-    outer = [first, "-c", wrapper(mounts, mounts.lock, argv)] if mounts.lock is not None else argv
+    words = command if isinstance(command, str) else [str(c) for c in command]
+    argv = [*mounts.argv, "--", *prelude(config, shell, words, mounts)]
+    # flock holds the user's sandbox lock shared while bubblewrap runs; -o: not handed down, so
+    # nothing inside can drop it; -E 126: a lock not had in 10 s is a command not run
+    outer = ([mounts.lock[1], "-s", "-o", "-w", "10", "-E", "126", mounts.lock[0], *argv] if mounts.lock is not None
+             else argv)
     return dataclasses.replace(mounts, argv=tuple(outer), bwrap=tuple(argv))
 
 
@@ -322,6 +362,11 @@ def _repointable(bases: Sequence[str], writable: Sequence[str], control: Sequenc
                         "sandboxed command could replace it with a directory and a hook configuration of its own; "
                         "make it a directory (or remove it)")
     return None
+
+
+def _lock_file() -> str | None:
+    found = _lock_dir()
+    return os.path.join(found, "lock") if found else None
 
 
 def _lock_dir() -> str | None:
@@ -397,8 +442,9 @@ def _mounts(config: Mapping[str, Any], cwd: str, env: Mapping[str, str], exc: di
     # configuration): the entry that would hold one, next to the directory the host looks from
     # (the working directory, the project, a writable root), is made read-only where it exists,
     # or, missing, an empty directory no one can write is mounted there (its mount point is made
-    # on disk and removed again after the command: see wrapper())
+    # on disk and removed again after the command: see tidy())
     sealed: list[str] = []
+    made: list[str] = []  # what of them bubblewrap will make: removed after the command
     tops: list[str] = []
     bases = sorted({*writable, cwd, os.path.realpath(cwd), project}, key=len, reverse=True)
     refused = _repointable(bases, writable, hidden_cp)
@@ -420,15 +466,17 @@ def _mounts(config: Mapping[str, Any], cwd: str, env: Mapping[str, str], exc: di
         else:  # missing, or an empty directory (perhaps another sandbox's mount point, which
             # its clean-up may remove before this one starts: a read-only bind of it would then fail)
             sealed.append(top)
-    lock: tuple[str, str, str] | None = None
-    flock, rmdir = _tool("flock"), _tool("rmdir")
-    lock_dir = _lock_dir() if tops and flock and rmdir else None
-    if lock_dir is not None and flock and rmdir:
-        lock = (os.path.join(lock_dir, "lock"), flock, rmdir)
+            if not os.path.lexists(top):
+                made.append(top)
+    lock: tuple[str, str] | None = None
+    flock = _tool("flock")
+    lock_dir = _lock_dir() if tops and flock else None
+    if lock_dir is not None and flock:
+        lock = (os.path.join(lock_dir, "lock"), flock)
         hidden.append(lock_dir)  # out of the command's reach: it could hold the lock, or drop it
-    if sealed and lock is None:
-        notes.append("no flock or no private run directory: the empty mount points sealing "
-                     f"{', '.join(sealed)} stay after the command")
+    if made and lock is None:
+        notes.append("no flock, or no private directory for its lock: the empty mount points sealing "
+                     f"{', '.join(made)} stay after the command")
 
     # --as-pid-1: the first process inside is our prelude, which execs the command's shell with the
     # secret-named variables gone; bwrap's own pid-1 reaper would keep the original environment
@@ -454,5 +502,5 @@ def _mounts(config: Mapping[str, Any], cwd: str, env: Mapping[str, str], exc: di
     looked_at = [home, cwd, project, *hidden_all, *read_only, *hidden_cp, *writable, *tops,
                  *(_expand(raw, project, home) for raw in [*config["writable"], *extra_writable])]
     plan = Plan(tuple(argv), project, tuple(writable), tuple([*ro, *sealed]), tuple(hidden), network, tuple(unset),
-                (exc or {}).get("match"), tuple(notes), tuple(sealed) if lock else (), refused, lock)
+                (exc or {}).get("match"), tuple(notes), tuple(made) if lock else (), refused, lock)
     return plan, [p for p in looked_at if p]
