@@ -147,29 +147,33 @@ def secret_env(config: Mapping[str, Any], env: Mapping[str, str]) -> list[str]:
 PRELUDE_SHELL = "/bin/sh"
 
 
-#: the prelude: the first process inside the sandbox (see the script); a file, so that the
-#: rewritten command holds no shell code of ours for a host's or the guard's check to read
-PRELUDE = os.path.join(os.path.dirname(os.path.realpath(__file__)), "prelude.sh")
 #: where the prelude lists the environment: bubblewrap's fresh /dev, private to the sandbox
 ENV_LIST = "/dev/.agent-hooks-env"
 
 
-def prelude(config: Mapping[str, Any], shell: str, command: str | Sequence[str], plan: Plan | None = None) -> list[str]:
-    """What bubblewrap runs: the prelude (:data:`PRELUDE`, in :data:`PRELUDE_SHELL`), given the
-    names to keep, the secret names and patterns, and the command (a text for ``shell``, or an argv).
-    Where the file is not sure to be there unchanged inside ``plan``'s sandbox (hidden, or in a
-    writable root: an editable install in the project) its text is given with ``-c``."""
-    keep = sorted(n for n in {*config["keep_env"], *d.KEEP_ENV} if _ENV_NAME.fullmatch(n)) or ["_"]
+def prelude(config: Mapping[str, Any], shell: str, command: str | Sequence[str]) -> list[str]:
+    """What bubblewrap runs first: a script (in :data:`PRELUDE_SHELL`, as pid 1) that unsets every
+    secret-named variable of the environment the command really gets (the host's shell's, which the
+    hook never sees), then execs the command (a text for ``shell``, or an argv), so no process inside
+    still holds the secrets in its ``/proc/PID/environ``.
+
+    The names come from ``export -p`` (a builtin), written to :data:`ENV_LIST` and read back with
+    ``.`` while ``export`` is an alias of a function that unsets the secret-named of its arguments:
+    the shell's own parser splits its own quoting, so a value holding newlines or quotes yields no
+    name of its own. No command substitution (the guard cannot know what one prints) and no ``read``
+    loop (dash reads one byte per system call). The list is emptied before the command starts."""
+    keep = sorted(n for n in {*config["keep_env"], *d.KEEP_ENV} if _ENV_NAME.fullmatch(n))
     secret = [*d.SECRET_ENV_PATTERNS, *d.SECRET_ENV_NAMES,
               *(n for n in config["unset_env"] if _ENV_NAME.fullmatch(n))]
+    arms = ["''|[0-9]*|*[!A-Za-z0-9_]*) ;;", *([f"{'|'.join(keep)}) ;;"] if keep else []),
+            f"{'|'.join(secret)}) unset \"$v\" ;;"]
+    text = isinstance(command, str)
+    run = f'exec {shlex.quote(shell)} -c "$1" {os.path.basename(shell)}' if text else 'exec "$@"'
+    script = (f'_ahs_unset() {{ for w; do v=${{w%%=*}}; case "$v" in {" ".join(arms)} esac; done; }}; '
+              f'alias export=_ahs_unset; command export -p > {ENV_LIST}; . {ENV_LIST}; unalias export; '
+              f'unset -f _ahs_unset; unset w v; : > {ENV_LIST}; {run}')
     first = PRELUDE_SHELL if os.access(PRELUDE_SHELL, os.X_OK) else shell
-    args = ["|".join(keep), "|".join(secret), *([shell, command] if isinstance(command, str) else ["", *command])]
-    movable = plan is not None and (any(_inside(PRELUDE, h) for h in plan.hidden) or (
-        any(_inside(PRELUDE, w) for w in plan.writable) and not any(_inside(PRELUDE, r) for r in plan.read_only)))
-    if movable or not os.access(PRELUDE, os.R_OK):
-        with open(PRELUDE, encoding="utf-8") as fh:
-            return [first, "-c", fh.read(), "agent-hooks-sandbox", *args]
-    return [first, PRELUDE, *args]
+    return [first, "-c", script, "agent-hooks-sandbox", *([command] if text else command)]
 
 
 def tidy(lock: str | None = None) -> list[str]:
@@ -329,7 +333,7 @@ def build(config: Mapping[str, Any], cwd: str, command: str | Sequence[str], *,
     if not os.access(shell, os.X_OK):
         shell = "/bin/sh"
     words = command if isinstance(command, str) else [str(c) for c in command]
-    argv = [*mounts.argv, "--", *prelude(config, shell, words, mounts)]
+    argv = [*mounts.argv, "--", *prelude(config, shell, words)]
     # flock holds the user's sandbox lock shared while bubblewrap runs; -o: not handed down, so
     # nothing inside can drop it; -E 126: a lock not had in 10 s is a command not run
     outer = ([mounts.lock[1], "-s", "-o", "-w", "10", "-E", "126", mounts.lock[0], *argv] if mounts.lock is not None
