@@ -2,18 +2,19 @@
 
 Every command below runs from the host's shell (``/bin/sh -c``), all of them once per round in a
 shuffled order (interleaved: a load change hits every row alike), in a fresh project with no host
-configuration directories (the sandbox seals a dozen, and removes their mount points afterwards).
-Each row's time is the median wall time; its note has the fastest run and the median CPU time of
-the processes it started (user + system, from ``getrusage``: what the machine's load changes least).
+configuration directories (the sandbox seals a dozen; the empty mount points bubblewrap makes for
+them are removed between runs, untimed, as post_tool does after a command). Each row's time is the
+median wall time; its note has the fastest run and the median CPU time of the processes it started
+(user + system, from ``getrusage``: what the machine's load changes least).
 
-S1  `true` as the hook rewrites it (the lock wrapper, bubblewrap, the prelude)   vs `true` unsandboxed
+S1  `true` as the hook rewrites it (flock holding the lock, bubblewrap, the prelude)  vs `true` unsandboxed
     target: the sandbox adds at most 10 ms per command
-S1b `ls -la` as the hook rewrites it                                            vs `ls -la` unsandboxed
+S1b `ls -la` as the hook rewrites it                                                  vs `ls -la` unsandboxed
 S1c bubblewrap's floor: the same namespaces, /dev, /proc and /tmp, no policy mounts, no prelude
     (what any bubblewrap sandbox costs here: S1 minus S1c is the policy's own share)
-S1d S1 without the wrapper that removes the sealed mount points afterwards (bubblewrap run directly)
-S1e S1d with each empty directory a tmpfs remounted read-only (bubblewrap before 0.5, and this
-    plugin before the --perms form)
+S1d S1 without flock (bubblewrap run directly: nothing keeps another sandbox's clean-up off its mounts)
+S1e S1d with each empty directory a tmpfs remounted read-only (bubblewrap without --perms, and this
+    plugin before it used --perms)
 S1f S1 with the network shared (network = "on": no network namespace)
 S2  the rewrite itself: fire("pre_tool") with the sandbox                        vs fire("pre_tool") with no plugin
 """
@@ -43,8 +44,7 @@ def _shell(command: str, cwd: str) -> tuple[float, float]:
 
 
 def _variants(project: str, other: str, program: str, isolation: list[str]) -> dict[str, tuple[str, str, str, str]]:
-    """name -> (what, command line, the unsandboxed command it is compared with, where it runs). The
-    rows without the wrapper run in ``other`` (they leave mount points, removed between runs)."""
+    """name -> (what, command line, the unsandboxed command it is compared with, where it runs)."""
     import shlex
 
     from agent_hooks_sandbox.policy import build, resolve
@@ -63,7 +63,7 @@ def _variants(project: str, other: str, program: str, isolation: list[str]) -> d
         "S1": ("`true` inside bubblewrap (the hook's rewrite)", line("true", project), "true", project),
         "S1b": ("`ls -la` inside bubblewrap (the hook's rewrite)", line("ls -la", project), "ls -la", project),
         "S1c": ("`true` inside bubblewrap's namespaces alone (no policy mounts, no prelude)", floor, "true", project),
-        "S1d": ("S1 without the clean-up wrapper (bubblewrap run directly)", bare(other, True), "true", other),
+        "S1d": ("S1 without flock (bubblewrap run directly)", bare(other, True), "true", other),
         "S1e": ("S1d with each empty directory a tmpfs remounted read-only", bare(other, False), "true", other),
         "S1f": ("S1 with network = \"on\" (no network namespace)", line("true", project, network="on"), "true",
                 project),
@@ -88,18 +88,18 @@ def run(quick: bool) -> list[dict[str, Any]]:
             runs = {name: (line, where) for name, (_, line, _, where) in variants.items()}
             runs.update({base: (base, project) for _, _, base, _ in variants.values()})
             for line, where in runs.values():  # warm the page cache
-                _tidy(other), _shell(line, where)
+                _tidy(project), _tidy(other), _shell(line, where)
             wall: dict[str, list[float]] = {k: [] for k in runs}
             cpu: dict[str, list[float]] = {k: [] for k in runs}
             order = list(runs)
             for _ in range(5 if quick else 40):
                 random.shuffle(order)
                 for key in order:
-                    _tidy(other)
+                    _tidy(project), _tidy(other)
                     w, c = _shell(*runs[key])
                     wall[key].append(w)
                     cpu[key].append(c)
-            _tidy(other)
+            _tidy(project), _tidy(other)
             for name, (what, _, base, _) in variants.items():
                 b, p = statistics.median(wall[name]), statistics.median(wall[base])
                 cb, cp = statistics.median(cpu[name]), statistics.median(cpu[base])
@@ -133,7 +133,7 @@ def run(quick: bool) -> list[dict[str, Any]]:
 
 
 def _tidy(where: str) -> None:
-    """Remove the empty mount points a run without the wrapper left (rmdir: nothing else)."""
+    """Remove the empty mount points a run left (rmdir: nothing else), as post_tool does."""
     for entry in os.listdir(where):
         if entry == ".agent-hooks":
             continue

@@ -176,6 +176,10 @@ def prelude(config: Mapping[str, Any], shell: str, command: str | Sequence[str])
     return [first, "-c", script, "agent-hooks-sandbox", *([command] if text else command)]
 
 
+#: how long a record of a mount point to be made outlives its path's removal (see :func:`tidy`)
+RECORD_SECONDS = 60.0
+
+
 def tidy(lock: str | None = None) -> list[str]:
     """Remove the mount points sandboxes made (:attr:`Plan.made`, recorded by :func:`remember`) that
     are empty directories, if no sandboxed command of the user runs now (the lock taken exclusive,
@@ -206,17 +210,21 @@ def tidy(lock: str | None = None) -> list[str]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return []  # a sandbox runs: the last one's clean-up removes them
+        now = time.time()
         for name in names:
-            record = os.path.join(records, name)
+            record, young = os.path.join(records, name), True
             try:
                 with open(record, encoding="utf-8") as fh:
                     path = fh.read()
+                    young = now - os.fstat(fh.fileno()).st_mtime < RECORD_SECONDS
                 os.rmdir(path)
                 removed.append(path)
             except FileNotFoundError:
                 pass
-            except OSError:  # not empty (someone's now), not a directory, unreadable: not ours
-                try:
+            except OSError:  # holds something (someone's now), not a directory, unreadable: not ours
+                young = False
+            if not young:  # a record of the last minute stays: its command may be about to start
+                try:  # (its bubblewrap makes the mount point again after this)
                     os.unlink(record)
                 except OSError:
                     pass
@@ -237,9 +245,8 @@ def remember(plan: Plan) -> None:
         os.makedirs(records, mode=0o700, exist_ok=True)
         for path in plan.made:
             name = os.path.join(records, hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:32])
-            if not os.path.exists(name):
-                with open(name, "w", encoding="utf-8") as fh:
-                    fh.write(path)
+            with open(name, "w", encoding="utf-8") as fh:  # written anew: its time is this command's
+                fh.write(path)
     except OSError:  # unrecorded, they stay: an empty directory, not a hole
         pass
 
