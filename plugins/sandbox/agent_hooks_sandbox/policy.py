@@ -176,10 +176,6 @@ def prelude(config: Mapping[str, Any], shell: str, command: str | Sequence[str])
     return [first, "-c", script, "agent-hooks-sandbox", *([command] if text else command)]
 
 
-#: how long a record of a mount point to be made outlives its path's removal (see :func:`tidy`)
-RECORD_SECONDS = 60.0
-
-
 def tidy(lock: str | None = None) -> list[str]:
     """Remove the mount points sandboxes made (:attr:`Plan.made`, recorded by :func:`remember`) that
     are empty directories, if no sandboxed command of the user runs now (the lock taken exclusive,
@@ -210,32 +206,33 @@ def tidy(lock: str | None = None) -> list[str]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return []  # a sandbox runs: the last one's clean-up removes them
-        now = time.time()
         for name in names:
-            record, young = os.path.join(records, name), True
+            record = os.path.join(records, name)
             try:
-                with open(record, encoding="utf-8") as fh:
-                    path = fh.read()
-                    young = now - os.fstat(fh.fileno()).st_mtime < RECORD_SECONDS
+                path = os.readlink(record)
+            except OSError:
+                continue
+            try:
                 os.rmdir(path)
                 removed.append(path)
+                continue  # the record stays: the next command there makes it again
             except FileNotFoundError:
+                if os.path.isdir(os.path.dirname(path)):
+                    continue  # not made yet, or made again later
+            except OSError:  # holds something (someone's now), not a directory: not ours any more
                 pass
-            except OSError:  # holds something (someone's now), not a directory, unreadable: not ours
-                young = False
-            if not young:  # a record of the last minute stays: its command may be about to start
-                try:  # (its bubblewrap makes the mount point again after this)
-                    os.unlink(record)
-                except OSError:
-                    pass
+            try:
+                os.unlink(record)
+            except OSError:
+                pass
     finally:
         os.close(fd)
     return removed
 
 
 def remember(plan: Plan) -> None:
-    """Record the mount points ``plan``'s bubblewrap will make (one file per path, so concurrent
-    hooks never lose one), for :func:`tidy`."""
+    """Record the mount points ``plan``'s bubblewrap will make, for :func:`tidy`: a symbolic link to
+    each (named by a hash of its path: made at most once, read without opening anything)."""
     if not plan.made or plan.lock is None:
         return
     import hashlib
@@ -243,12 +240,14 @@ def remember(plan: Plan) -> None:
     records = os.path.join(os.path.dirname(plan.lock[0]), "made")
     try:
         os.makedirs(records, mode=0o700, exist_ok=True)
-        for path in plan.made:
-            name = os.path.join(records, hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:32])
-            with open(name, "w", encoding="utf-8") as fh:  # written anew: its time is this command's
-                fh.write(path)
     except OSError:  # unrecorded, they stay: an empty directory, not a hole
-        pass
+        return
+    for path in plan.made:
+        name = hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        try:
+            os.symlink(path, os.path.join(records, name))
+        except OSError:  # there already (or unrecordable: it stays, empty)
+            pass
 
 
 #: where flock is looked for (not on the agent's PATH: every sandbox of the user must find the
