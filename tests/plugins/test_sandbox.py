@@ -527,3 +527,31 @@ def test_claude_code_allows_what_only_the_sandbox_rewrote(other_rewriter: bool, 
     out = json.loads(res.stdout)["hookSpecificOutput"]
     assert out["permissionDecision"] == decision, out
     assert unwrap(shlex.split(out["updatedInput"]["command"]))[-1] == "make"
+
+
+def test_tidy_removes_only_empty_mount_points_and_only_when_no_sandbox_runs(tmp_path: Path) -> None:
+    """rmdir only, under the lock taken exclusive: a record's path that holds something is not ours
+    any more, one whose project is gone is forgotten, one not made yet is kept."""
+    import fcntl
+
+    from agent_hooks_sandbox.policy import tidy
+
+    lock, made = tmp_path / "lock", tmp_path / "made"
+    made.mkdir()
+    proj = tmp_path / "proj"
+    (proj / ".claude").mkdir(parents=True)
+    (proj / ".gemini").mkdir()
+    (proj / ".gemini" / "settings.json").write_text("{}")
+    paths = {"empty": proj / ".claude", "full": proj / ".gemini", "later": proj / ".codex",
+             "gone": tmp_path / "deleted" / ".claude"}
+    for name, path in paths.items():
+        (made / name).symlink_to(path)
+    holder = os.open(lock, os.O_WRONLY | os.O_CREAT, 0o600)
+    fcntl.flock(holder, fcntl.LOCK_SH)  # a sandbox runs
+    try:
+        assert tidy(str(lock)) == [] and (proj / ".claude").is_dir()
+    finally:
+        os.close(holder)
+    assert tidy(str(lock)) == [str(proj / ".claude")]
+    assert not (proj / ".claude").exists() and (proj / ".gemini" / "settings.json").exists()
+    assert sorted(p.name for p in made.iterdir()) == ["empty", "later"]
