@@ -57,6 +57,12 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sandbox's lock and clean-up records live in the user's cache directory: this test's own."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+@pytest.fixture(autouse=True)
 def _bwrap_works(monkeypatch: pytest.MonkeyPatch) -> None:
     """The rewrite tests do not depend on this machine's bubblewrap: it 'works' at a fixed path."""
     monkeypatch.setattr(probe, "check", lambda program, fresh=False: (None, probe.isolation(True)))
