@@ -20,8 +20,8 @@ from agent_hooks_core import HookContext, HookEvent, hookimpl
 #: asking: the command runs as written, only confined (Claude Code's own sandbox does the same)
 CONFINES_ONLY = True
 
-__all__ = ["CONFINES_ONLY", "doctor_findings", "plugin_config_model", "post_tool", "pre_tool", "register_commands",
-           "wrap"]
+__all__ = ["CONFINES_ONLY", "doctor_findings", "plugin_config_model", "post_tool", "pre_tool", "pre_tool_output",
+           "register_commands", "wrap"]
 
 
 def _config(ctx: HookContext) -> dict[str, Any]:
@@ -93,14 +93,25 @@ def pre_tool(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
     return answer
 
 
-@hookimpl
-def post_tool(event: HookEvent, ctx: HookContext) -> None:
-    """After a shell command: remove the empty mount points its sandbox made in the project, unless
-    another sandboxed command still runs (its own post_tool, or the next pre_tool, does then)."""
+def _after(event: HookEvent, ctx: HookContext) -> None:
     from .policy import tidy
 
     if (event.tool_name or "").lower() in {t.lower() for t in _config(ctx)["shell_tools"]}:
         tidy()
+
+
+@hookimpl
+def post_tool(event: HookEvent, ctx: HookContext) -> None:
+    """After a shell command: remove the empty mount points its sandbox made in the project, unless
+    another sandboxed command still runs (its own post_tool, or the next pre_tool, does then)."""
+    _after(event, ctx)
+
+
+@hookimpl
+def pre_tool_output(event: HookEvent, ctx: HookContext) -> None:
+    """The same, in a host whose only hook after a tool is this one (oh-my-pi's ``tool_result``);
+    the output is left as it is."""
+    _after(event, ctx)
 
 
 def doctor_findings(config: Any, hosts: list[str]) -> list[tuple[str, str]]:
