@@ -138,3 +138,93 @@ def test_a_hidden_socket_cannot_be_reached(world: dict[str, Path]) -> None:
         assert "connected" not in res.stdout and "ConnectionRefusedError" in res.stderr, res.stderr
     finally:
         server.close()
+
+
+def _wrap(rt: Runtime, command: str) -> str:
+    out = rt.fire("pre_tool", {"tool_name": "Bash", "arguments": {"command": command}})
+    assert out.decision != "blocked", out.reason
+    return str(out.data["arguments"]["command"])
+
+
+def test_one_sandbox_ending_does_not_uncover_what_another_seals(world: dict[str, Path]) -> None:
+    """Removing a directory detaches every mount on it, in every namespace: the mount points one
+    sandbox made are removed only once no other sandboxed command runs, or a second one, still
+    running, could then create .claude/settings.json through the hole."""
+    project = world["project"]
+    rt = Runtime(plugins=[("sandbox", agent_hooks_sandbox)], cwd=str(project))
+    done = {"tool_name": "Bash", "arguments": {"command": "x"}}
+    ready, go = project / "ready", project / "go"
+    os.mkfifo(ready)
+    os.mkfifo(go)
+    second = subprocess.Popen(["/bin/bash", "-c", _wrap(rt, "echo up > ready; read x < go; mkdir .claude; "
+                                                            "echo '{}' > .claude/settings.json; echo ran")],
+                              cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              stdin=subprocess.DEVNULL)
+    try:
+        assert ready.read_text() == "up\n"  # its mounts are up
+        first = subprocess.run(["/bin/bash", "-c", _wrap(rt, "echo first")], cwd=project, capture_output=True,
+                               text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert first.stdout == "first\n", first.stderr
+        rt.fire("post_tool", done)
+        assert (project / ".claude").is_dir()  # still there: the second sandbox stands on it
+        go.write_text("go\n")
+        out, err = second.communicate(timeout=60)
+    finally:
+        if second.poll() is None:
+            second.kill()
+            second.wait()
+    assert "ran" in out and "Permission denied" in err
+    assert not (project / ".claude" / "settings.json").exists()
+    ready.unlink()
+    go.unlink()
+    rt.fire("post_tool", done)  # the last one out removes what was made
+    assert sorted(p.name for p in project.iterdir()) == [".agent-hooks", "Makefile"]
+
+
+def test_the_lock_that_keeps_mount_points_is_out_of_the_commands_reach(world: dict[str, Path]) -> None:
+    """Inside, the lock is neither an open descriptor (to drop it) nor a file (to hold it for ever)."""
+    from agent_hooks_sandbox.policy import build, resolve
+
+    plan = build(resolve(None), str(world["project"]), "true")
+    assert plan.lock is not None
+    lock = plan.lock[0]
+    res = sandboxed(world["project"], f"ls /proc/self/fd; ls -A {shlex.quote(os.path.dirname(lock))}; "
+                                      f"echo x >> {shlex.quote(lock)}")
+    assert res.stdout.split() == ["0", "1", "2", "3"], res.stdout  # ls's own directory is 3
+    assert "Permission denied" in res.stderr or "Read-only file system" in res.stderr
+
+
+@pytest.mark.parametrize("entry", ["link", "dangling link", "file"])
+def test_a_host_configuration_entry_the_command_could_repoint_is_no_way_out(world: dict[str, Path],
+                                                                           entry: str) -> None:
+    """.claude as a link (made by an earlier command) could be pointed at a directory the command
+    writes: the command is refused. As a file, it is pinned: not replaced by a directory."""
+    project = world["project"]
+    (project / "elsewhere").mkdir()
+    if entry == "file":
+        (project / ".claude").write_text("not a directory\n")
+    else:
+        (project / ".claude").symlink_to(project / ("elsewhere" if entry == "link" else "later"))
+    rt = Runtime(plugins=[("sandbox", agent_hooks_sandbox)], cwd=str(project))
+    command = ("rm -rf .claude; mkdir -p later .claude; echo '{}' > later/settings.json; "
+               "echo '{}' > elsewhere/settings.json; echo '{}' > .claude/settings.json; echo done")
+    out = rt.fire("pre_tool", {"tool_name": "Bash", "arguments": {"command": command}})
+    if entry != "file":
+        assert out.decision == "blocked" and ".claude is a symbolic link in a writable directory" in out.reason
+        return
+    res = subprocess.run(["/bin/bash", "-c", out.data["arguments"]["command"]], cwd=project, capture_output=True,
+                         text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert "done" in res.stdout, res.stderr
+    assert (project / ".claude").read_text() == "not a directory\n"
+
+
+def test_values_that_look_like_shell_cannot_keep_a_secret_or_run(world: dict[str, Path]) -> None:
+    """The prelude reads the environment back through the shell's own quoting: a value with quotes,
+    newlines, `export` lines or substitutions is one value, kept byte for byte, and runs nothing."""
+    marker = world["project"] / "ran"
+    env = {"A_TOKEN": "t0k'\nexport B_SAFE=1\n'", "PLAIN": "it's \"fine\"\nexport X_SECRET=", "C_SECRET": "s3c",
+           "D": f"$(touch {marker})`touch {marker}`", "E_PASSWORD": "'; C_SECRET=kept; '"}
+    res = sandboxed(world["project"], "env | tr '\\0' '\\n'; printf '%s|' \"$PLAIN\" \"$D\"", env=env)
+    assert "t0k" not in res.stdout and "s3c" not in res.stdout and "kept" not in res.stdout
+    assert res.stdout.endswith(f"{env['PLAIN']}|{env['D']}|"), res.stdout
+    assert not marker.exists()

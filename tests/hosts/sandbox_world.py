@@ -94,7 +94,8 @@ def installed(venv: Venv, host: str, world: dict[str, str], **extra: str) -> Ite
 
 
 def assert_contained(world: dict[str, str], seen: str) -> None:
-    """Nothing changed outside the project, nothing hidden was read, and the build worked.
+    """Nothing changed outside the project, nothing hidden was read, the build worked, and no empty
+    directory (a mount point the sandbox sealed a host configuration with) is left in the project.
 
     ``seen``: everything the model was sent back (the tool results).
     """
@@ -105,3 +106,5 @@ def assert_contained(world: dict[str, str], seen: str) -> None:
     assert (project / "build.txt").read_text() == "built\n"
     assert "build-ok" in seen, seen
     assert "Read-only file system" in seen, seen  # what the model reads and adapts to
+    left = sorted(p.name for p in project.iterdir() if p.is_dir() and not any(p.iterdir()))
+    assert not left, f"empty directories left in the project: {left}"

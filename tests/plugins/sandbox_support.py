@@ -83,6 +83,7 @@ def world(scratch: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     # recipe is what the agent's command really does
     (project / "Makefile").write_text(HOSTILE_MAKEFILE)
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))  # the sandbox's lock: this test's own
     monkeypatch.setenv("AGENT_HOOKS_HOME", str(settings))
     return {"home": home, "settings": settings, "project": project, "scratch": scratch}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 import time
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.plugins.sandbox_support import needs_bwrap, run_tool, scratch, world
+from tests.plugins.sandbox_support import needs_bwrap, run_tool, runtime, scratch, world
 
 pytestmark = needs_bwrap
 __all__ = ["scratch", "world"]  # fixtures
@@ -127,3 +128,45 @@ def test_a_hidden_file_cannot_be_read(world: dict[str, Path]) -> None:
     assert "hunter2" not in ((world["project"] / "leaked.txt").read_text()
                              if (world["project"] / "leaked.txt").exists() else "")
     assert "Permission denied" in res.stderr and res.stdout.strip() == "done"
+
+
+def _tree(root: Path) -> dict[str, tuple[int, int, bytes | str | None]]:
+    """Every entry under ``root``, byte for byte: its type, mode and content (a link's target)."""
+    out: dict[str, tuple[int, int, bytes | str | None]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in [*dirnames, *filenames]:
+            path = Path(dirpath) / name
+            st = path.lstat()
+            content = (os.readlink(path) if path.is_symlink() else path.read_bytes() if path.is_file() else None)
+            out[str(path.relative_to(root))] = (stat.S_IFMT(st.st_mode), stat.S_IMODE(st.st_mode), content)
+    return out
+
+
+HOST_CONFIGS = (".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json", ".codex/hooks.json",
+                ".cursor/hooks.json", ".github/hooks/hooks.json")
+
+
+@pytest.mark.parametrize("where", [".", "src"])
+def test_the_project_is_left_as_it_was_and_no_host_configuration_can_be_made(world: dict[str, Path],
+                                                                              where: str) -> None:
+    """The host configurations are sealed by mounts; their mount points are removed once the command
+    is done (post_tool), so the project is byte for byte what it was (no empty .claude, .codex, ...),
+    from the project's top and from a directory below it (which stays writable)."""
+    project = world["project"]
+    (project / "src").mkdir()
+    (project / "src" / "main.c").write_text("int main(void) { return 0; }\n")
+    cwd = project / where
+    before = _tree(project)
+    attempts = "; ".join(f"mkdir -p {os.path.dirname(c)} 2>&1; echo '{{\"hooks\": {{}}}}' > {c} && echo made {c}"
+                         for c in HOST_CONFIGS)
+    rt = runtime(cwd, guard=False)
+    call = {"tool_name": "Bash", "arguments": {"command": f"{attempts}; echo built > built.txt; cat built.txt; "
+                                                          "rm built.txt"}}
+    out = rt.fire("pre_tool", call)
+    res = subprocess.run(["/bin/bash", "-c", out.data["arguments"]["command"]], cwd=cwd, capture_output=True,
+                         text=True, timeout=60, stdin=subprocess.DEVNULL)
+    rt.fire("post_tool", call)  # removes the mount points bubblewrap made
+    assert "made" not in res.stdout, res.stdout
+    assert "Permission denied" in res.stderr + res.stdout
+    assert res.stdout.strip().endswith("built"), res.stderr  # the directory it runs in is writable
+    assert _tree(project) == before

@@ -20,7 +20,8 @@ from agent_hooks_core import HookContext, HookEvent, hookimpl
 #: asking: the command runs as written, only confined (Claude Code's own sandbox does the same)
 CONFINES_ONLY = True
 
-__all__ = ["CONFINES_ONLY", "doctor_findings", "plugin_config_model", "pre_tool", "register_commands", "wrap"]
+__all__ = ["CONFINES_ONLY", "doctor_findings", "plugin_config_model", "post_tool", "pre_tool", "pre_tool_output",
+           "register_commands", "wrap"]
 
 
 def _config(ctx: HookContext) -> dict[str, Any]:
@@ -36,7 +37,7 @@ def wrap(config: dict[str, Any], tool_name: str, arguments: dict[str, Any], cwd:
     ``host``: the agent it comes from; one whose hooks cannot rewrite a tool's input would run the
     command as written, so that counts as no sandbox at all (denied unless ``fallback``)."""
     from . import defaults as d
-    from .policy import build, find_program
+    from .policy import build, find_program, remember
     from .probe import check
 
     name = tool_name.lower()
@@ -60,6 +61,9 @@ def wrap(config: dict[str, Any], tool_name: str, arguments: dict[str, Any], cwd:
         if why is None:
             plan = build(config, cwd, command if isinstance(command, str) else [str(c) for c in command],
                          bwrap=program, isolation=isolation)
+            if plan.refused is not None:  # not a missing sandbox: a fallback does not apply
+                return {"block": True, "reason": f"sandbox: {plan.refused}; the command was not run"}
+            remember(plan)
             new = plan.command_line() if isinstance(command, str) else list(plan.argv)
             return {"arguments": {**arguments, key: new}}
     if config["fallback"] == "unsandboxed":
@@ -77,6 +81,9 @@ def _cannot_rewrite(host: str) -> bool:
 
 @hookimpl(trylast=True)
 def pre_tool(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
+    from .policy import tidy
+
+    tidy()  # what an earlier command's post_tool could not remove (a host without one, or one ran)
     given = event.get("cwd")
     cwd = given if isinstance(given, str) and given else ctx.cwd
     answer = wrap(_config(ctx), event.tool_name or "", dict(event.arguments or {}), cwd, ctx.host)
@@ -84,6 +91,27 @@ def pre_tool(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
         ctx.ui.notify(answer["warning"], "warning")
         return None
     return answer
+
+
+def _after(event: HookEvent, ctx: HookContext) -> None:
+    from .policy import tidy
+
+    if (event.tool_name or "").lower() in {t.lower() for t in _config(ctx)["shell_tools"]}:
+        tidy()
+
+
+@hookimpl
+def post_tool(event: HookEvent, ctx: HookContext) -> None:
+    """After a shell command: remove the empty mount points its sandbox made in the project, unless
+    another sandboxed command still runs (its own post_tool, or the next pre_tool, does then)."""
+    _after(event, ctx)
+
+
+@hookimpl
+def pre_tool_output(event: HookEvent, ctx: HookContext) -> None:
+    """The same, in a host whose only hook after a tool is this one (oh-my-pi's ``tool_result``);
+    the output is left as it is."""
+    _after(event, ctx)
 
 
 def doctor_findings(config: Any, hosts: list[str]) -> list[tuple[str, str]]:

@@ -54,15 +54,15 @@ def _remembered(program: str, stamp: int) -> dict[str, Any] | None:
         return None
     if (isinstance(data, dict) and data.get("program") == program and data.get("mtime_ns") == stamp
             and isinstance(data.get("until"), (int, float)) and now < data["until"] <= now + PROBE_SECONDS
-            and isinstance(data.get("disable_userns"), bool)):
+            and isinstance(data.get("disable_userns"), bool) and isinstance(data.get("perms"), bool)):
         _MEMO[(program, stamp)] = data
         return data
     return None
 
 
-def _remember(program: str, stamp: int, disable_userns: bool) -> None:
+def _remember(program: str, stamp: int, disable_userns: bool, perms: bool) -> None:
     data = {"program": program, "mtime_ns": stamp, "until": time.time() + PROBE_SECONDS,
-            "disable_userns": disable_userns}
+            "disable_userns": disable_userns, "perms": perms}
     _MEMO[(program, stamp)] = data
     path = _cache_file()
     if path is None:
@@ -76,13 +76,23 @@ def _remember(program: str, stamp: int, disable_userns: bool) -> None:
         pass
 
 
-def _supports_disable_userns(program: str) -> bool:
+def _options(program: str) -> str:
+    """bubblewrap's ``--help`` text (the options this version has)."""
     try:
         res = subprocess.run([program, "--help"], capture_output=True, text=True, timeout=10,
                              stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
-        return False
-    return "--disable-userns" in (res.stdout + res.stderr)
+        return ""
+    return res.stdout + res.stderr
+
+
+def tmpfs_perms(program: str | None) -> bool:
+    """Whether ``program`` takes ``--perms`` before ``--tmpfs`` (as the last successful probe found):
+    an empty directory is then one tmpfs of mode 0555, with no read-only remount after it, which
+    costs bubblewrap a pass over the mount table per path."""
+    stamp = _stamp(program) if program else None
+    hit = _remembered(program, stamp) if program and stamp is not None else None
+    return bool(hit and hit["perms"])
 
 
 def isolation(disable_userns: bool) -> list[str]:
@@ -96,10 +106,14 @@ def isolation(disable_userns: bool) -> list[str]:
             "--cap-drop", "ALL", "--unshare-pid", "--as-pid-1", "--unshare-ipc"]
 
 
-def run_probe(program: str, disable_userns: bool) -> str | None:
-    """Run bubblewrap once with the options the sandbox uses; the reason it failed, or None."""
+def run_probe(program: str, disable_userns: bool, perms: bool = False) -> str | None:
+    """Run bubblewrap once with the options the sandbox uses; the reason it failed, or None.
+    ``perms``: with an empty directory of mode 0555 (``--perms`` before ``--tmpfs``), checked to be
+    one inside."""
+    empty = ["--perms", "0555", "--tmpfs", "/tmp/.empty"] if perms else []
+    check = 'test "$(stat -c %a /tmp/.empty)" = 555' if perms else "exit 0"
     argv = [program, *isolation(disable_userns), "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev",
-            "--proc", "/proc", "--tmpfs", "/tmp", "--", "/bin/sh", "-c", "exit 0"]
+            "--proc", "/proc", "--tmpfs", "/tmp", *empty, "--", "/bin/sh", "-c", check]
     try:
         res = subprocess.run(argv, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as exc:
@@ -123,10 +137,12 @@ def check(program: str | None, *, fresh: bool = False) -> tuple[str | None, list
     hit = None if fresh else _remembered(program, stamp)
     if hit is not None:
         return None, isolation(bool(hit["disable_userns"]))
-    disable_userns = _supports_disable_userns(program)
+    options = _options(program)
+    disable_userns = "--disable-userns" in options
     reason = run_probe(program, disable_userns)
     if reason is None:
-        _remember(program, stamp, disable_userns)
+        perms = "--perms" in options and run_probe(program, disable_userns, perms=True) is None
+        _remember(program, stamp, disable_userns, perms)
     return reason, isolation(disable_userns)
 
 
