@@ -16,7 +16,6 @@ Skipped (one row saying why) when the Claude Code binary is not in the host test
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -42,11 +41,12 @@ def _claude() -> Path | None:
 
 
 def _fake() -> Any:
-    spec = importlib.util.spec_from_file_location("fake_anthropic", ROOT / "tests" / "hosts" / "fake_anthropic.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.FakeAnthropic
+    # the fake model is a module of the tests.hosts package (it imports the shared fakemodel base)
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tests.hosts.fake_anthropic import FakeAnthropic
+
+    return FakeAnthropic
 
 
 def _free_port() -> int:
