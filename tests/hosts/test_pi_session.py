@@ -12,12 +12,11 @@ by sessions.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from .test_prompts import AGENTS, Rpc, _plugin  # noqa: F401  (fixtures below)
-from .test_prompts import fixtures, home  # noqa: F401
+# the prompt tests' agents, and their fixtures (imported, pytest finds them here)
+from .test_prompts import AGENTS, Rpc, fixtures, home  # noqa: F401
 
 TREE_MARK = "tree-mark-6e1f"
 TEMPLATE_MARK = "template-mark-0c7d"
