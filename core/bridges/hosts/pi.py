@@ -14,10 +14,11 @@ from ..record import Config, Host, Timeout, with_proven
 if TYPE_CHECKING:
     from ..record import Cap
 
-#: the version the real-agent tests run (tests/hosts/test_pi.py) and the hooks they prove there
+#: the version the real-agent tests run (tests/hosts/test_pi*.py) and the hooks they prove there
 PROVEN = "0.73.1"
 PROVEN_HOOKS = ("pre_tool", "pre_shell_exec", "pre_file_read", "pre_file_write", "pre_tool_output", "pre_message",
-                "before_agent_start", "pre_llm_context", "pre_compact")
+                "before_agent_start", "pre_llm_context", "pre_compact", "pre_session_switch", "pre_session_fork",
+                "pre_session_tree", "user_bash", "resources_discover")
 
 
 #: every event pi 0.73.1 fires: the ``on(event: …)`` overloads of ``ExtensionAPI`` in its
