@@ -86,6 +86,37 @@ def stop_gate(tmp_path: Path, wanted: int, limit: int) -> Path:
     return path
 
 
+#: a permission decider: allows ``echo ran`` (with a rewrite where the host takes one), denies
+#: ``touch DENIED`` with a reason, raises on ``touch CRASH`` and has no opinion on the rest
+DECIDER = """
+from pathlib import Path
+from agent_hooks_core import hookimpl
+
+agent_hooks_approver = APPROVER
+
+@hookimpl
+def permission_request(event, ctx):
+    if ASKED:
+        Path(ctx.cwd, "ASKED").write_text(repr(event.tool_name))
+    command = event.arguments.get("command", "")
+    command = command if isinstance(command, str) else " ".join(command)
+    if "touch CRASH" in command:
+        raise RuntimeError("approver exploded")
+    if "echo ran" in command:
+        if REWRITE:
+            return {"decision": "allow", "arguments": {**event.arguments, "command": command + " && touch REWRITTEN"}}
+        return {"decision": "allow"}
+    if "touch DENIED" in command:
+        return {"decision": "deny", "reason": "no DENIED files here [decider]"}
+"""
+
+
+def decider(approver: bool, *, rewrite: bool = False, asked: bool = False) -> str:
+    """The :data:`DECIDER` plugin's source: an approver or not, rewriting the allowed command or not,
+    leaving an ``ASKED`` file in the project when it is asked or not."""
+    return DECIDER.replace("APPROVER", str(approver)).replace("REWRITE", str(rewrite)).replace("ASKED:", f"{asked}:")
+
+
 def run_agent(argv: list[str], home: Path, env: dict[str, str], model: Any,
               results: Callable[[], list[str]] | None = None) -> list[str]:
     """Run the agent in ``home/project`` (no stdin, five minutes at most) while ``model`` (a fake

@@ -21,7 +21,7 @@ import pytest
 from tests.support.venvs import Venv, Wheelhouse, make_venv
 
 from .fake_anthropic import FakeAnthropic
-from .harness import GATE
+from .harness import GATE, decider
 from .pins import PINS
 from .probes import FORBIDDEN, REASON
 from .probes import SOURCE as PROBE_SOURCE
@@ -178,21 +178,6 @@ def test_a_shell_gate_blocks_and_the_model_sees_why(claude, venv, home, tmp_path
 # -- the stop gate and the permission decision ---------------------------------------------------
 
 
-DECIDER = """
-from agent_hooks_core import hookimpl
-
-agent_hooks_approver = APPROVER
-
-@hookimpl
-def permission_request(event, ctx):
-    command = event.arguments.get("command", "")
-    if "touch CRASH" in command:
-        raise RuntimeError("approver exploded")
-    if command.startswith("echo ran"):
-        return {"decision": "allow", "arguments": {**event.arguments, "command": command + " && touch REWRITTEN"}}
-    if command.startswith("touch DENIED"):
-        return {"decision": "deny", "reason": "no DENIED files here [decider]"}
-"""
 
 
 def _user_hook(venv, env: dict[str, str], name: str, source: str, settings: str = "") -> None:
@@ -229,7 +214,7 @@ def test_the_stop_gate_keeps_claude_code_working_within_the_limit(claude, venv, 
 @pytest.mark.proves("claude-code", "permission_request", "block", "rewrite", "closed")
 def test_the_permission_decision_on_claude_codes_prompt(claude, venv, home, command, approver, ran, seen):
     install(venv, home)
-    _user_hook(venv, home, "decider", DECIDER.replace("APPROVER", str(approver)))
+    _user_hook(venv, home, "decider", decider(approver, rewrite=True))
     results, project = run_claude(claude, venv, home, command, args=())  # no --allowedTools: Bash asks
     assert sorted(p.name for p in project.iterdir() if p.name.isupper()) == ran
     assert len(results) == 1, results

@@ -121,24 +121,6 @@ def test_the_stop_gate_keeps_codex_working_within_the_limit(codex, home, tmp_pat
     assert "not done: only 1 run(s), run it again" in json.dumps(fakes[0].requests)  # the reason reached the model
 
 
-DECIDER = """
-from pathlib import Path
-from agent_hooks_core import hookimpl
-
-agent_hooks_approver = APPROVER
-
-@hookimpl
-def permission_request(event, ctx):
-    Path(ctx.cwd, "ASKED").write_text(repr(event.tool_name))
-    command = event.arguments.get("command", "")
-    command = command if isinstance(command, str) else " ".join(command)
-    if "touch CRASH" in command:
-        raise RuntimeError("approver exploded")
-    if "echo ran" in command:
-        return {"decision": "allow"}
-    if "touch DENIED" in command:
-        return {"decision": "deny", "reason": "no DENIED files here [decider]"}
-"""
 
 #: Codex asks before a command the model wants run outside the sandbox. ``codex exec`` has no prompt
 #: (it forces approval_policy never) except with --approve-for-me, which sends what no hook decided
@@ -156,7 +138,7 @@ ASKS = 'approval_policy = "on-request"\nsandbox_mode = "workspace-write"\n'
 @pytest.mark.proves("codex", "permission_request", "block", "closed")
 def test_the_permission_decision_on_codexs_approval(codex, home, tmp_path, command, approver, ran, seen):
     decider = tmp_path / "decider.py"
-    decider.write_text(DECIDER.replace("APPROVER", str(approver)))
+    decider.write_text(harness.decider(approver, asked=True))
     argv = [sys.executable, "-m", "agent_hooks_core", "codex", "--hook", str(decider)]
     outputs, _ = run_codex(codex, home, [("escalated", command), ("text", "ok")], argv=argv,
                            mode=("--approve-for-me",), config_lines=ASKS)

@@ -109,21 +109,6 @@ def test_the_stop_gate_keeps_copilot_working_within_the_limit(cli, home, tmp_pat
     assert (home / "project" / "RUNS").read_text().count("ran") == runs
 
 
-DECIDER = """
-from agent_hooks_core import hookimpl
-
-agent_hooks_approver = APPROVER
-
-@hookimpl
-def permission_request(event, ctx):
-    command = event.arguments.get("command", "")
-    if "touch CRASH" in command:
-        raise RuntimeError("approver exploded")
-    if command.startswith("echo ran"):
-        return {"decision": "allow"}
-    if command.startswith("touch DENIED"):
-        return {"decision": "deny", "reason": "no DENIED files here [decider]"}
-"""
 
 NO_PROMPT = "no interactive user response was available"
 
@@ -138,7 +123,7 @@ NO_PROMPT = "no interactive user response was available"
 @pytest.mark.proves("copilot", "permission_request", "block", "closed")
 def test_the_permission_decision_on_copilots_permission_check(cli, home, tmp_path, command, approver, ran, seen):
     decider = tmp_path / "decider.py"
-    decider.write_text(DECIDER.replace("APPROVER", str(approver)))
+    decider.write_text(harness.decider(approver))
     install([sys.executable, "-m", "agent_hooks_core", "copilot", "--hook", str(decider)])
     # tools are not pre-approved, so Copilot -p would refuse the command for want of a prompt
     results = run_copilot(cli, home, command, mode="--allow-all-paths")

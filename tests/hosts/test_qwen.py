@@ -92,21 +92,6 @@ def test_the_stop_gate_keeps_qwen_working_within_the_limit(cli, home, tmp_path, 
     assert (home / "project" / "RUNS").read_text().count("ran") == runs
 
 
-DECIDER = """
-from agent_hooks_core import hookimpl
-
-agent_hooks_approver = APPROVER
-
-@hookimpl
-def permission_request(event, ctx):
-    command = event.arguments.get("command", "")
-    if "touch CRASH" in command:
-        raise RuntimeError("approver exploded")
-    if command.startswith("echo ran"):
-        return {"decision": "allow", "arguments": {**event.arguments, "command": command + " && touch REWRITTEN"}}
-    if command.startswith("touch DENIED"):
-        return {"decision": "deny", "reason": "no DENIED files here [decider]"}
-"""
 
 
 @pytest.mark.parametrize(("command", "approver", "ran", "seen"), [
@@ -122,7 +107,7 @@ def test_the_permission_decision_on_qwens_prompt(cli, home, tmp_path, command, a
     import json
 
     decider = tmp_path / "decider.py"
-    decider.write_text(DECIDER.replace("APPROVER", str(approver)))
+    decider.write_text(harness.decider(approver, rewrite=True))
     install([sys.executable, "-m", "agent_hooks_core", "qwen", "--hook", str(decider)])
     # qwen -p refuses what needs a prompt before any hook runs; stream-json mode would ask its
     # client, and fires PermissionRequest first
