@@ -11,6 +11,7 @@ Interpreter code (``shutil.rmtree``, ``open(p, 'w')``) reaches here as the equiv
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
 
 #: effects that change or remove what is at a path
 CHANGES = frozenset({"delete", "truncate", "overwrite", "write", "move-away", "chmod", "chown"})
+#: programs whose change of a name reaches what is below it even without ``-r``: a link or a moved
+#: directory takes its place (``ln -s /tmp/x .claude``), and removing a link takes away what was
+#: reached through it. Not ``rmdir``: it removes only an empty directory, nothing below it changes
+REPLACES_BELOW = frozenset({"ln", "mv", "rm", "unlink"})
 _WRITE_REDIRECTS = {">": "overwrite", ">|": "overwrite", "&>": "overwrite", ">>": "write", "&>>": "write"}
 #: options that take a value, per program (so the value is not taken for a path)
 _VALUED = {
@@ -192,6 +197,53 @@ def _effects(cmd: Command) -> list[Effect]:
         out += [Effect("delete", s, True, "find -delete") for s in starts or ["."]]
     elif name == "patch":
         out += [Effect("overwrite", t, False, "patch") for t in ops[:1]]
+    return out
+
+
+def replaces_below(e: Effect, cmd: Command) -> bool:
+    """Whether ``e`` changes what is below its target too (see :data:`REPLACES_BELOW`): what is
+    reached through the name is another tree afterwards. A destination that must be a directory
+    (``ln -t D``, ``ln F D/``, ``mv -t D``) is not replaced: what lands in it is (:func:`placements`)."""
+    if e.recursive:
+        return True
+    if e.how in ("rm", "unlink"):
+        return e.kind == "delete"
+    if e.how not in ("ln", "mv") or e.kind != "overwrite":
+        return False
+    flags, _ = split_args(cmd.name, cmd.args)
+    if _value(flags, "-t", "--target-directory") is not None:
+        return False
+    return not (e.how == "ln" and e.target.endswith("/"))
+
+
+def placements(cmd: Command) -> list[Effect]:
+    """Where a copy, a move or a link lands when its destination is a directory: ``DEST/NAME`` for
+    each source (``cp /tmp/settings.json .claude``, ``mv -t .claude F``), and ``./NAME`` for ``ln -s
+    SRC`` alone. Whether the destination is a directory is only known when the command runs (it may
+    be made or removed earlier in the line, or meanwhile), so these are judged whatever it is now;
+    a link or a moved directory landing there replaces what is below it too."""
+    name = cmd.name
+    if name not in ("cp", "install", "ln", "mv", "rsync"):
+        return []
+    flags, ops = split_args(name, cmd.args)
+    if (name == "install" and _short(flags, "d")) or "-T" in flags or "--no-target-directory" in flags:
+        return []
+    target = _value(flags, "-t", "--target-directory")
+    if target is not None:
+        dest, sources = target, ops
+    elif len(ops) > 1:
+        dest, sources = ops[-1], ops[:-1]
+    elif name == "ln" and ops:
+        dest, sources = ".", ops
+    else:
+        return []
+    deep = name in ("ln", "mv") or (name in ("cp", "rsync") and _short(flags, "rRa"))
+    out = []
+    for source in sources:
+        # `rsync -a src/ D`, `cp -r src/. D`: the contents land in D itself, which is judged already
+        base = "" if name == "rsync" and source.endswith("/") else os.path.basename(source.rstrip("/"))
+        if base and base not in (".", ".."):
+            out.append(Effect("overwrite", os.path.join(dest, base), deep, name))
     return out
 
 

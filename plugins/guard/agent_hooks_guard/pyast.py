@@ -33,8 +33,11 @@ _SHELL = frozenset({"os.system", "os.popen", "subprocess.run", "subprocess.call"
                     "os.execl", "os.execlp", "os.execve", "os.execvpe", "os.spawnv", "os.spawnvp", "os.posix_spawn",
                     "os.posix_spawnp", "asyncio.create_subprocess_shell", "asyncio.create_subprocess_exec"})
 _DELETE_TREE = frozenset({"shutil.rmtree", "distutils.dir_util.remove_tree"})
-_DELETE = frozenset({"os.remove", "os.unlink", "os.rmdir", "os.removedirs", "pathlib.Path.unlink",
-                     "pathlib.Path.rmdir"})
+_DELETE = frozenset({"os.remove", "os.unlink", "pathlib.Path.unlink"})
+#: these remove empty directories only (judged as rmdir: nothing below them changes)
+_RMDIR = frozenset({"os.rmdir", "os.removedirs", "pathlib.Path.rmdir"})
+#: ``os.symlink(src, dst)``, ``os.link(src, dst)`` (and ``Path(dst).symlink_to(src)``, ``.hardlink_to``)
+_LINK = frozenset({"os.symlink", "os.link"})
 _MOVE = frozenset({"shutil.move", "os.rename", "os.replace", "os.renames"})
 _COPY = frozenset({"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree"})
 _SEND = frozenset({"urllib.request.urlopen", "urllib.request.Request", "requests.post", "requests.put",
@@ -57,7 +60,8 @@ def _every_file_root(pattern: str) -> str | None:
 #: calls that list the files under their first argument, and Path methods that do
 _LISTERS = frozenset({"os.walk", "os.listdir", "os.scandir", "glob.glob", "glob.iglob", "os.fwalk"})
 _PATH_LISTERS = frozenset({"rglob", "glob", "iterdir", "walk"})
-_PATH_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes", "unlink", "rmdir", "touch"})
+_PATH_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes", "unlink", "rmdir", "touch",
+                           "symlink_to", "hardlink_to"})
 _EVAL = frozenset({"exec", "eval", "compile", "builtins.exec", "builtins.eval"})
 _IMPORTERS = frozenset({"__import__", "importlib.import_module", "builtins.__import__"})
 
@@ -201,8 +205,10 @@ class _Reader:
         via = self.via
         func = node.func
         name = self.dotted(func) or ""
-        if not name and isinstance(func, ast.Attribute) and func.attr in _PATH_METHODS:
-            name = f"pathlib.Path.{func.attr}"  # (Path.home() / '.ssh' / 'id_rsa').read_text()
+        if isinstance(func, ast.Attribute) and func.attr in _PATH_METHODS and (not name or (
+                isinstance(func.value, ast.Name) and func.value.id in self.values)):
+            # (Path.home() / '.ssh' / 'id_rsa').read_text(); p = Path(x); p.unlink(): a str has no such method
+            name = f"pathlib.Path.{func.attr}"
         first = node.args[0] if node.args else None
         if name == "getattr" and len(node.args) >= 2 and self.known(node.args[1]) is None:
             self.out.append(Derived("dynamic", text=f"{via} calls a function whose name is computed (getattr)",
@@ -250,9 +256,18 @@ class _Reader:
             else:
                 self.out.append(Derived("dynamic", text=f"{via} deletes recursively a path computed at run time",
                                         via=via))
-        elif name in _DELETE or (name.endswith((".unlink", ".rmdir")) and name.startswith("pathlib.Path")):
+        elif name in _RMDIR or (name.endswith(".rmdir") and name.startswith("pathlib.Path")):
+            if isinstance(target, str):
+                self.out.append(Derived("argv", argv=("rmdir", target), via=via))
+        elif name in _DELETE or (name.endswith(".unlink") and name.startswith("pathlib.Path")):
             if isinstance(target, str):
                 self.out.append(Derived("argv", argv=("rm", target), via=via))
+        elif name in _LINK or (name.startswith("pathlib.Path") and name.endswith((".symlink_to", ".hardlink_to"))):
+            src = self.known(first)
+            dst = (self.known(node.args[1]) if len(node.args) > 1 else None) if name in _LINK else target
+            if isinstance(src, str) and isinstance(dst, str):
+                soft = name == "os.symlink" or name.endswith(".symlink_to")
+                self.out.append(Derived("argv", argv=("ln", *(("-s",) if soft else ()), src, dst), via=via))
         elif name in _MOVE or name in _COPY:
             src, dst = self.known(first), self.known(node.args[1]) if len(node.args) > 1 else None
             if isinstance(src, str) and isinstance(dst, str):

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import plane, work
-from .effects import CHANGES, file_effects
+from .effects import CHANGES, file_effects, placements, replaces_below
 from .paths import broadness, is_relative, is_temporary
 from .shell import (
     DYNAMIC,
@@ -145,19 +145,22 @@ def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
     if why:
         yield Finding("control-plane", why)
         return
-    if not write_targets(cmd):
+    placed = placements(cmd)
+    if not write_targets(cmd) and not placed:
         why = works_in_the_plane(cmd, pol)
         if why:
             yield Finding("control-plane", why)
         return
-    # a recursive change reaches what is below its target too; a broad target is rm-broad's to judge,
-    # and find -delete's filters decide what it reaches (find_reaching_the_plane)
-    changes = [(e.target, e.recursive and e.how != "find -delete") for e in file_effects(cmd) if e.kind in CHANGES]
+    # a recursive change reaches what is below its target too, and so does a link, a move or a
+    # removal of a name (replaces_below); a broad target is rm-broad's to judge, and find -delete's
+    # filters decide what it reaches (find_reaching_the_plane)
+    changes = [(e.target, replaces_below(e, cmd) and e.how != "find -delete")
+               for e in [*file_effects(cmd), *placed] if e.kind in CHANGES]
     named = {c for c, _ in changes}
     changes += [(t, False) for t in write_targets(cmd) if t not in named]
     for t, recursive in changes:
         for cwd in pol.cwds(cmd):
-            deep = recursive and not broadness(t, cwd, pol.home)
+            deep = recursive and _may_reach_the_plane(t, cwd, pol) and not broadness(t, cwd, pol.home)
             paths = pol.candidates(t, cwd)
             if cmd.name != "ln":  # making the link is no write to what it points at; writing through it is
                 paths += pol.through_links(paths)
