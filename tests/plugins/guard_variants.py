@@ -461,6 +461,25 @@ HOSTILE: dict[str, list[Variant]] = {
             "while read l; do echo $l; done < list.txt", "f() { echo hi; }; f", "(cd src && ls)", "time make",
         ]
     ],
+    "hostile: which shell substitutes, what an unknown output means": [
+        sh('sh -c "echo $(export -p)"', B, "dynamic-exec", "the outer shell puts the environment in the script"),
+        sh("sh -c 'echo $(export -p)'", A, note="the inner shell substitutes: a read, as at the top level"),
+        sh("bash -c 'x=$(export -p); echo \"$x\" | wc -l'", A),
+        sh("sh -c 'echo `export -p`'", A),
+        sh('rm -rf "$(cat dir.txt)"/*', B, "rm-broad", "an empty output makes it /*, as an unset variable"),
+        sh('x=$(cat dir.txt)/; rm -rf "$x"', B, "rm-broad"),
+        sh('x=$(pwd)/a; rm -rf "$x"', A, note="$PWD/a: below the project"),
+        sh('x=$(pwd)/a; echo "$x"', A),
+        sh("rm -rf `pwd`/build", A, note="one word, as the shell builds it"),
+    ],
+    "hostile: replacing a directory that leads to a host's hook configuration": [
+        sh("ln -s /tmp/evil .claude", B, "control-plane", "the link takes the place of what decides the hooks"),
+        sh("rmdir .claude && ln -s /tmp/evil .claude", B, "control-plane"),
+        sh("mv /tmp/evil .codex", B, "control-plane"),
+        sh("cp /tmp/x/settings.json .claude", B, "control-plane", "lands as .claude/settings.json"),
+        sh("rmdir .claude", A, note="an empty directory only: nothing below it goes"),
+        sh("mkdir -p .claude/agents && cp reviewer.md .claude/agents/", A),
+    ],
 }
 
 

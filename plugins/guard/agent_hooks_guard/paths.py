@@ -354,12 +354,19 @@ def _match_glob(rules: PathRules, path: str) -> str | None:
     return None
 
 
+#: a command substitution whose output is not known, as a word holds it (the parser's placeholder
+#: for its body, or ``$(...)``): an unknown value, like a variable not set in the line
+UNKNOWN_OUTPUT = re.compile(r"\$\((?:__ahsub\d+__|\.\.\.)\)")
+_UNKNOWN_DIRECTORY = re.compile(r"(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|" + UNKNOWN_OUTPUT.pattern + r")/+\*?")
+
+
 def broadness(word: str, cwd: str, home: str) -> str | None:
     """Why deleting ``word`` recursively would be broad, or None.
 
     Returns ``"root"`` for /, the home directory, a top-level directory, an ancestor of home
     or a glob over one of them; ``"project"`` for the working directory, its ancestors or a glob
-    over them; ``"variable"`` for ``$X/`` or ``$X/*`` with X unknown (empty X means /).
+    over them; ``"variable"`` for ``$X/`` or ``$X/*`` with X unknown, or ``$(cmd)/`` with what cmd
+    prints unknown (empty, it means /).
     """
     if word.startswith("~") and not word.startswith("~/") and word != "~":
         # another account's home (``~bob``, ``~bob/``, ``~bob/*``) is broad whoever runs this
@@ -368,7 +375,7 @@ def broadness(word: str, cwd: str, home: str) -> str | None:
             return "root"
     path = expand(word, cwd, home)
     if path is None:
-        return "variable" if re.fullmatch(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/+\*?", word) else None
+        return "variable" if _UNKNOWN_DIRECTORY.fullmatch(word) else None
     # a glob: judge by the directory it expands in; a last part with a name in it (`*.egg-info`,
     # `build-*`) names some entries of that directory, not all of them
     parts = path.split("/")

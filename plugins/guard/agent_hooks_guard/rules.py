@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from . import plane, work
 from .effects import CHANGES, file_effects, placements, replaces_below
-from .paths import broadness, is_relative, is_temporary
+from .paths import UNKNOWN_OUTPUT, broadness, is_relative, is_temporary
 from .shell import (
     DYNAMIC,
     INTERPRETERS,
@@ -112,7 +112,9 @@ def rm_broad(cmd: Command, pol: Policy) -> Iterator[Finding]:
         for cwd in pol.cwds(cmd):
             level = broadness(e.target, cwd, pol.home)
             if level == "variable":
-                yield Finding("rm-broad", f"{what} of {e.target}{by} (an empty variable makes it /)")
+                shown = UNKNOWN_OUTPUT.sub("$(...)", e.target)
+                empty = "variable" if shown == e.target else "output"
+                yield Finding("rm-broad", f"{what} of {shown}{by} (an empty {empty} makes it /)")
             elif level == "project":
                 yield Finding("rm-broad", f"{what} of the project directory or above it ({e.target}){by}")
             elif level:

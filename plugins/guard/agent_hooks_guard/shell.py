@@ -280,7 +280,7 @@ def _prepare(text: str) -> str:
         parts = text.split("`")
         out = [parts[0]]
         for i, part in enumerate(parts[1:]):
-            out.append(" $( " if i % 2 == 0 else " ) ")
+            out.append("$(" if i % 2 == 0 else ")")
             out.append(part)
         text = "".join(out)
     return text
@@ -379,6 +379,42 @@ def _substitution_end(text: str, i: int, depth: int = 0) -> int:
             if level == 0:
                 return j + 1
             i = j + 1
+
+
+_QUOTE_STOPS = re.compile(r"[\\'\"]")
+
+
+class _Quoting:
+    """Whether a position of a text is single-quoted, as the shell that gets the text would read it;
+    positions are asked in increasing order, so the whole text is scanned once."""
+
+    __slots__ = ("at", "double", "single", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text, self.at, self.single, self.double = text, 0, False, False
+
+    def single_at(self, pos: int) -> bool:
+        text = self.text
+        while self.at < pos:
+            m = _QUOTE_STOPS.search(text, self.at, pos)
+            if m is None:
+                self.at = pos
+                break
+            j, ch = m.start(), m.group()
+            if self.single:
+                self.single = ch != "'"
+            elif ch == "\\":
+                j += 1
+            elif ch == "'" and not self.double:
+                self.single = True
+            elif ch == '"':
+                self.double = not self.double
+            self.at = j + 1
+        return self.single
+
+    def skip(self, end: int) -> None:
+        """A substitution ends at ``end``: quoting inside it is its own."""
+        self.at = max(self.at, end)
 
 
 def extract_substitutions(text: str, bodies: dict[str, str]) -> str:
@@ -547,6 +583,10 @@ class _Parser:
         self.bodies: dict[str, str] = {} if bodies is None else bodies
         self.budget = _Budget(MAX_COMMANDS) if budget is None else budget
         self.defining = False
+        #: commands of a ``$(...)`` this shell passes on as text (single-quoted or escaped:
+        #: ``sh -c 'echo $(export -p)'``): judged where they are, but no output of theirs is in a
+        #: script this shell hands to another (ids of the commands)
+        self.literal: set[int] = set()
 
     def parse(self, text: str) -> list[Command]:
         budget = self.budget
@@ -723,17 +763,29 @@ class _Parser:
         word made of thousands is one more reason for the size limit, not for quadratic work), and
         the word with each ``$(...)`` whose output is known replaced by it (``"$(pwd)/x"``)."""
         found: list[Command] = []
-        start = 0
+        start = look = 0
         out: list[str] = []
+        quoting = _Quoting(word)
         for _ in range(32):
-            j = word.find("$(", start)
-            k = word.find("<(", start)
+            j = word.find("$(", look)
+            k = word.find("<(", look)
             pos = min(p for p in (j, k) if p >= 0) if max(j, k) >= 0 else -1
             if pos < 0:
                 break
             end = _substitution_end(word, pos + 2)
-            new = self._sub(word[pos + 2:end - 1] if word[end - 1:end] == ")" else word[pos + 2:end])
+            body = word[pos + 2:end - 1] if word[end - 1:end] == ")" else word[pos + 2:end]
+            literal = body.strip() not in self.bodies  # every $( this shell expands is a placeholder by now
+            if literal and quoting.single_at(pos):
+                # text again for the shell that gets this word, single-quoted there too: that shell
+                # does not substitute it either (its own parse, if it is one, says what it runs)
+                look = pos + 2
+                continue
+            quoting.skip(end)
+            look = end
+            new = self._sub(body)
             found.extend(new)
+            if literal:
+                self.literal.update(map(id, new))
             printed = static_output(new) if pos == j else None
             out.append(word[start:pos])
             out.append(printed.strip() if printed is not None and printed.strip() else word[pos:end])
@@ -860,9 +912,9 @@ class _Parser:
             self._sub(script)
             for inner in self.commands[inner_before:]:
                 inner.wrappers = [*wrappers, argv[0], *inner.wrappers]
-            cmd.script_from = [s for s in subs if s.name]
+            cmd.script_from = [s for s in subs if s.name and id(s) not in self.literal]
         elif argv and argv[0] in SHELLS | {"source", "."} and subs:
-            cmd.script_from = list(subs)
+            cmd.script_from = [s for s in subs if id(s) not in self.literal]
         if argv and argv[0] in _SCRIPT_HOSTS and (
                 cmd.script_from or (script is None and reads_stdin_as_script(cmd))):
             sources = list(cmd.script_from)
