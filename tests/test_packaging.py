@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.venvs import build_wheel
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -47,13 +49,29 @@ NOT_SHIPPED = ("docgen", "_gen.py", "fields_gen", "seed-hooks.tsv", "tools/")
 
 @pytest.mark.slow
 def test_the_wheel_holds_the_runtime_and_not_the_generators(tmp_path: Path) -> None:
-    # from a copy: a checkout's build/ keeps what an earlier build copied, moved modules included
-    source = tmp_path / "source"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        "build", "dist", ".venv", ".tox", ".git", "*.egg-info", "__pycache__", "node_modules", "plugins"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                    str(tmp_path / "dist"), str(source)], check=True, capture_output=True, timeout=600)
-    (wheel,) = (tmp_path / "dist").glob("agent_hooks_core-*.whl")
+    wheel = build_wheel(ROOT, tmp_path / "dist")
     names = zipfile.ZipFile(wheel).namelist()
     assert all(name in names for name in SHIPPED), [n for n in SHIPPED if n not in names]
     assert [n for n in names if any(part in n for part in NOT_SHIPPED)] == []
+
+
+@pytest.mark.slow
+def test_a_stale_build_directory_does_not_reach_the_wheel(tmp_path: Path) -> None:
+    """setuptools puts what ``build/lib`` holds into the wheel: a module removed from the sources (here
+    one that never was) would ship again from a checkout that was built before. The tests' wheels
+    (and tox's plugin installs) are built from a copy of the sources without it."""
+    project = tmp_path / "guard"
+    shutil.copytree(ROOT / "plugins" / "guard", project, ignore=shutil.ignore_patterns("build", "*.egg-info"))
+    stale = project / "build" / "lib" / "agent_hooks_guard" / "removed_long_ago.py"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("RAN = True\n")
+    raw = tmp_path / "raw"
+    # the hazard is real: built in place, the stale module ships
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(raw),
+                    str(project)], check=True, capture_output=True, timeout=600)
+    (in_place,) = raw.glob("*.whl")
+    assert "agent_hooks_guard/removed_long_ago.py" in zipfile.ZipFile(in_place).namelist()
+    names = zipfile.ZipFile(build_wheel(project, tmp_path / "clean")).namelist()
+    assert "agent_hooks_guard/removed_long_ago.py" not in names
+    assert "agent_hooks_guard/rules.py" in names and "agent_hooks_guard/corpus.tsv" in names
+    assert stale.exists()  # the checkout is left as it was

@@ -3,13 +3,21 @@
 ``Wheelhouse`` builds the wheels of agent-hooks-core and every first-party plugin under
 ``plugins/`` once per test session and downloads their dependencies next to them, so each fresh
 venv installs offline (``--no-index``) in seconds.
+
+Every wheel is built from a copy of its project's sources (:func:`build_wheel`): setuptools puts
+into a wheel whatever its ``build/lib`` holds, so a checkout's stale ``build/`` would bring a
+module removed from the sources back, and two test workers building in one directory would mix
+their files. ``python -m tests.support.venvs install DIR ...`` installs wheels built that way
+(tox uses it for the plugins its environments install).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import venv
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +30,36 @@ def run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return proc  # type: ignore[no-any-return]
+
+
+#: what a build leaves in a project directory, and what a checkout holds besides sources: never copied
+_LEFTOVERS = shutil.ignore_patterns("*.egg-info", "__pycache__", ".venv", ".tox", ".git", "node_modules",
+                                    ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cache")
+#: build outputs, at the top of a project only (a package may have a module or directory so named)
+_OUTPUTS = frozenset({"build", "dist"})
+#: the checkout's other projects and what no wheel of the core is built from
+_NOT_CORE = frozenset({"plugins", "clients", "tests", "benchmarks", "examples", "docs"})
+
+
+def build_wheel(source: Path, out: Path, *, isolated: bool = False) -> Path:
+    """Build the wheel of the project in ``source`` into ``out`` from a copy of its sources, without
+    what earlier builds left there (see the module's text); returns the wheel. ``isolated``: in a
+    fresh build environment (which pip fills from the index) instead of with this one's setuptools."""
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="agent-hooks-wheel-") as tmp:
+        copy, built = Path(tmp) / source.name, Path(tmp) / "wheel"
+
+        def ignore(directory: str, names: list[str]) -> set[str]:
+            skip = set(_LEFTOVERS(directory, names))
+            if Path(directory) == source:
+                skip |= (_OUTPUTS | (_NOT_CORE if source == ROOT else frozenset())) & set(names)
+            return skip
+
+        shutil.copytree(source, copy, ignore=ignore, symlinks=True)
+        run([sys.executable, "-m", "pip", "wheel", "--no-deps", *([] if isolated else ["--no-build-isolation"]),
+             "-q", "-w", str(built), str(copy)])
+        (wheel,) = built.glob("*.whl")
+        return Path(shutil.move(str(wheel), str(out / wheel.name)))
 
 
 def project_dirs() -> dict[str, Path]:
@@ -38,12 +76,8 @@ class Wheelhouse:
         self.path.mkdir(parents=True, exist_ok=True)
 
     def build(self, source: Path) -> Path:
-        """Build one project's wheel into the wheelhouse; returns the wheel."""
-        before = set(self.path.glob("*.whl"))
-        run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-             "-w", str(self.path), str(source)])
-        new = set(self.path.glob("*.whl")) - before
-        return next(iter(new)) if new else self.find(source.name)
+        """Build one project's wheel into the wheelhouse (:func:`build_wheel`); returns the wheel."""
+        return build_wheel(source, self.path)
 
     def find(self, name: str) -> Path:
         norm = name.replace("-", "_")
@@ -90,3 +124,16 @@ def make_venv(path: Path, wheelhouse: Wheelhouse) -> Venv:
     """A fresh venv without pip (the outer pip installs into it with ``--python``)."""
     venv.EnvBuilder(with_pip=False, clear=True).create(path)
     return Venv(path, wheelhouse)
+
+
+def _install(sources: list[str]) -> None:
+    """Build each project's wheel as the tests do, and install them into this interpreter's environment."""
+    with tempfile.TemporaryDirectory(prefix="agent-hooks-wheels-") as tmp:
+        wheels = [build_wheel(Path(source).resolve(), Path(tmp), isolated=True) for source in sources]
+        run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", *map(str, wheels)])
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3 or sys.argv[1] != "install":
+        sys.exit("usage: python -m tests.support.venvs install PROJECT_DIR ...")
+    _install(sys.argv[2:])
