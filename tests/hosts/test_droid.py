@@ -12,7 +12,8 @@ import pytest
 from agent_hooks_core.bridges import droid
 
 from . import harness
-from .netns_run import run_in_netns
+from .fakemodel import say, tool_call
+from .netns import run_in_netns
 from .npm_agents import agents, base_env
 from .probes import FORBIDDEN, REASON, hook_file
 
@@ -35,9 +36,9 @@ def run_droid(cli: Path, home: Path, command: str, repeat: int = 1) -> list[str]
     # Droid rejects an Execute call without riskLevel and riskLevelReason before any hook runs
     call = {"command": command, "riskLevel": "low", "riskLevelReason": "a test"}
     env = base_env(home, FACTORY_OTEL_ENABLED="false", FACTORY_TELEMETRY_INGEST_BASE_URL="http://127.0.0.1:9")
-    out = run_in_netns([{"call": ["Execute", call]}, {"say": "ok"}] * repeat,
-                       [str(cli), "exec", "-m", "custom:Fake-0", "--auto", "high", "-o", "json", "go"],
-                       home / "project", env, {str(home / ".factory" / "settings.json"): {"customModels": [model]}})
+    out = run_in_netns([str(cli), "exec", "-m", "custom:Fake-0", "--auto", "high", "-o", "json", "go"],
+                       [tool_call("Execute", call), say("ok")] * repeat, env, home / "project",
+                       files={str(home / ".factory" / "settings.json"): {"customModels": [model]}})
     assert out["returncode"] == 0 and not out["errors"], out
     return list(out["tool_results"])
 

@@ -14,7 +14,7 @@ from agent_hooks_core.bridges.openhands import install as oh
 
 from . import harness
 from .fakemodel import say, tool_call
-from .netns import run_isolated
+from .netns import run_in_netns
 from .pins import PINS
 from .probes import FORBIDDEN, REASON, hook_file
 
@@ -39,11 +39,11 @@ def shell(command: str):
 
 
 def run_openhands(openhands: Path, home: Path, turns) -> list[str]:
-    env = {**os.environ, "LLM_MODEL": "openai/fake-model", "LLM_API_KEY": "dummy", "LLM_BASE_URL": "{base}",
+    env = {**os.environ, "LLM_MODEL": "openai/fake-model", "LLM_API_KEY": "dummy", "LLM_BASE_URL": "{BASE}",
            "OPENHANDS_SUPPRESS_BANNER": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
            "NO_PROXY": "127.0.0.1,localhost", "AGENT_HOOKS_PLUGINS": "guard"}
-    out = run_isolated([str(openhands), "--headless", "--json", "--override-with-envs", "-t", "go"], turns, env,
-                       home / "project")
+    out = run_in_netns([str(openhands), "--headless", "--json", "--override-with-envs", "-t", "go"], turns, env,
+                       home / "project", required=False)
     assert out["returncode"] == 0, out["stdout"][-2000:] + out["stderr"][-2000:]
     assert not out["errors"], out["errors"]
     return out["tool_results"]

@@ -276,17 +276,17 @@ class Droid:
         droid.INSTALLER.plan_install("user", argv=harness.hook_argv("droid", plugin)).apply()
 
     def run(self, prompt: str) -> Session:
-        from .netns_run import run_in_netns
+        from .fakemodel import say
+        from .netns import run_in_netns
         from .npm_agents import base_env
 
         model = {"model": "fake-model", "displayName": "Fake", "baseUrl": "{BASE}", "apiKey": "dummy",
                  "provider": "generic-chat-completion-api", "maxOutputTokens": 4096}
         env = base_env(self.home, FACTORY_OTEL_ENABLED="false",
                        FACTORY_TELEMETRY_INGEST_BASE_URL="http://127.0.0.1:9")
-        out = run_in_netns([{"say": "ok"}], [str(self.cli), "exec", "-m", "custom:Fake-0", "--auto", "high", "-o",
-                                             "json", prompt],
-                           self.home / "project", env,
-                           {str(self.home / ".factory" / "settings.json"): {"customModels": [model]}})
+        out = run_in_netns([str(self.cli), "exec", "-m", "custom:Fake-0", "--auto", "high", "-o", "json", prompt],
+                           [say("ok")], env, self.home / "project",
+                           files={str(self.home / ".factory" / "settings.json"): {"customModels": [model]}})
         assert not out["errors"], out
         return Session(out["requests"], out["returncode"], out["stdout"] + out["stderr"])
 
@@ -327,13 +327,13 @@ class OpenHands:
 
     def run(self, prompt: str) -> Session:
         from .fakemodel import say
-        from .netns import run_isolated
+        from .netns import run_in_netns
 
-        env = {**os.environ, "LLM_MODEL": "openai/fake-model", "LLM_API_KEY": "dummy", "LLM_BASE_URL": "{base}",
+        env = {**os.environ, "LLM_MODEL": "openai/fake-model", "LLM_API_KEY": "dummy", "LLM_BASE_URL": "{BASE}",
                "OPENHANDS_SUPPRESS_BANNER": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
                "NO_PROXY": "127.0.0.1,localhost"}
-        out = run_isolated([str(self.exe), "--headless", "--json", "--override-with-envs", "-t", prompt],
-                           [say("ok")], env, self.home / "project")
+        out = run_in_netns([str(self.exe), "--headless", "--json", "--override-with-envs", "-t", prompt],
+                           [say("ok")], env, self.home / "project", required=False)
         return Session(out["requests"], out["returncode"], out["stdout"] + out["stderr"])
 
 

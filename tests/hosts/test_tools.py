@@ -561,7 +561,7 @@ def test_openhands_file_hooks(openhands, world):
     from agent_hooks_core.bridges.openhands import install as oh
 
     from .fakemodel import say, tool_call
-    from .netns import run_isolated
+    from .netns import run_in_netns
 
     todo = steps("read-blocked", "read-crash", "write-blocked", "write-crash")
     world.prepare(todo)
@@ -574,9 +574,9 @@ def test_openhands_file_hooks(openhands, world):
         return tool_call("file_editor", {"path": path, **extra, "security_risk": "LOW"})
 
     env = {**harness.local_env(AGENT_HOOKS_PLUGINS=""), "LLM_MODEL": "openai/fake-model", "LLM_API_KEY": "dummy",
-           "LLM_BASE_URL": "{base}", "OPENHANDS_SUPPRESS_BANNER": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    out = run_isolated([str(openhands), "--headless", "--json", "--override-with-envs", "-t", "go"],
-                       [*(call(s) for s in todo), say("ok")], env, world.project)
+           "LLM_BASE_URL": "{BASE}", "OPENHANDS_SUPPRESS_BANNER": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    out = run_in_netns([str(openhands), "--headless", "--json", "--override-with-envs", "-t", "go"],
+                       [*(call(s) for s in todo), say("ok")], env, world.project, required=False)
     assert out["returncode"] == 0 and not out["errors"], out["stdout"][-2000:] + out["stderr"][-2000:]
     check(world, todo, out["tool_results"], out["requests"])
 
@@ -589,7 +589,8 @@ def test_droid_file_write_hook(npm_agents, world):
     """Droid lets the tool run when a hook fails, so only the block is claimed."""
     from agent_hooks_core.bridges import droid
 
-    from .netns_run import run_in_netns
+    from .fakemodel import say, tool_call
+    from .netns import run_in_netns
     from .npm_agents import base_env
 
     cli = npm_agents / "@factory" / "cli-linux-x64" / "bin" / "droid"
@@ -597,13 +598,12 @@ def test_droid_file_write_hook(npm_agents, world):
     droid.INSTALLER.plan_install("user", argv=harness.hook_argv("droid", world.probe)).apply()
     model = {"model": "fake-model", "displayName": "Fake", "baseUrl": "{BASE}", "apiKey": "dummy",
              "provider": "generic-chat-completion-api", "maxOutputTokens": 4096}
-    turns = [{"call": ["Create", {"file_path": str(world.project / s.target), "content": "written\n"}]} for s in todo]
+    turns = [tool_call("Create", {"file_path": str(world.project / s.target), "content": "written\n"}) for s in todo]
     env = base_env(world.home, FACTORY_OTEL_ENABLED="false", FACTORY_TELEMETRY_INGEST_BASE_URL="http://127.0.0.1:9",
                    AGENT_HOOKS_PLUGINS="")
-    out = run_in_netns([*turns, {"say": "ok"}],
-                       [str(cli), "exec", "-m", "custom:Fake-0", "--auto", "high", "-o", "json", "go"],
-                       world.project, env,
-                       {str(world.home / ".factory" / "settings.json"): {"customModels": [model]}})
+    out = run_in_netns([str(cli), "exec", "-m", "custom:Fake-0", "--auto", "high", "-o", "json", "go"],
+                       [*turns, say("ok")], env, world.project,
+                       files={str(world.home / ".factory" / "settings.json"): {"customModels": [model]}})
     assert out["returncode"] == 0 and not out["errors"], out
     check(world, todo, list(out["tool_results"]), out["tool_results"])
 
