@@ -23,19 +23,6 @@ from .loading_support import RM_ROOT, agenthooks, write
 READ_ENV = {"tool_name": "read", "path": "/etc/passwd"}
 
 
-@pytest.fixture
-def home(_isolated_home: Path) -> Path:
-    return _isolated_home
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "project"
-    (root / ".agent-hooks" / "hooks").mkdir(parents=True)
-    monkeypatch.chdir(root)
-    return root
-
-
 def blocked_in_every_path(cwd: Path, home: Path, why: str, **env: str) -> None:
     """`agenthooks fire`, Runtime.fire and Runtime.afire all block rm -rf / and deny a file read."""
     run = agenthooks("fire", "pre_tool", cwd=cwd, home=home, data=RM_ROOT, **env)

@@ -15,20 +15,6 @@ from agent_hooks_core.settings import load_settings
 
 from .loading_support import agenthooks, write
 
-
-@pytest.fixture
-def home(_isolated_home: Path) -> Path:
-    return _isolated_home
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "project"
-    (root / ".agent-hooks" / "hooks").mkdir(parents=True)
-    monkeypatch.chdir(root)
-    return root
-
-
 NO_PLUGINS = 'disabled = ["guard", "audit", "otel"]\n'
 GOOD = "from agent_hooks_core import hookimpl\n\n@hookimpl\ndef turn_start():\n    return None\n"
 

@@ -30,6 +30,17 @@ QUIET = {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS":
          "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_SHARE": "1"}
 
 
+def write_config(project: Path, base_url: str) -> None:
+    """The project's ``opencode.json``: the fake model at ``base_url`` its only provider, every
+    permission granted (what runs is the hooks' to decide)."""
+    config = {"$schema": "https://opencode.ai/config.json", "model": "fake/m1",
+              "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
+                                    "options": {"baseURL": base_url, "apiKey": "k"},
+                                    "models": {"m1": {"name": "m1", "tool_call": True}}}},
+              "permission": {"bash": "allow", "external_directory": "allow", "edit": "allow"}}
+    (project / "opencode.json").write_text(json.dumps(config))
+
+
 @pytest.fixture(scope="module")
 def opencode(npm_tool) -> Path:
     pytest.importorskip("agent_hooks_guard")
@@ -50,12 +61,7 @@ def home(tmp_path, monkeypatch) -> Path:
 def run_opencode(opencode: Path, home: Path, command: str) -> list[str]:
     project = home / "project"
     with FakeChat([("call", "bash", {"command": command, "description": "run it"}), ("text", "ok", None)]) as fake:
-        config = {"$schema": "https://opencode.ai/config.json", "model": "fake/m1",
-                  "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
-                                        "options": {"baseURL": fake.base_url, "apiKey": "k"},
-                                        "models": {"m1": {"name": "m1", "tool_call": True}}}},
-                  "permission": {"bash": "allow", "external_directory": "allow", "edit": "allow"}}
-        (project / "opencode.json").write_text(json.dumps(config))
+        write_config(project, fake.base_url)
         env = {**os.environ, **QUIET, "PWD": str(project), "AGENT_HOOKS_PLUGINS": "guard",
                "NO_PROXY": "127.0.0.1,localhost"}
         proc = subprocess.run([str(opencode), "run", "--model", "fake/m1", "go"], cwd=project, env=env,

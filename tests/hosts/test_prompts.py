@@ -338,10 +338,6 @@ class OpenHands:
 
 
 class OpenCode:
-    QUIET = {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
-             "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
-             "OPENCODE_DISABLE_SHARE": "1"}
-
     def __init__(self, fx: Fixtures, home: Path, plugin: Path) -> None:
         from agent_hooks_core.bridges.opencode import install as oc
 
@@ -352,16 +348,12 @@ class OpenCode:
 
     def run(self, prompt: str) -> Session:
         from .fake_chat import FakeChat
+        from .test_opencode import QUIET, write_config
 
         project = self.home / "project"
         with FakeChat([("text", "ok", None)]) as fake:
-            config = {"$schema": "https://opencode.ai/config.json", "model": "fake/m1",
-                      "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
-                                            "options": {"baseURL": fake.base_url, "apiKey": "k"},
-                                            "models": {"m1": {"name": "m1", "tool_call": True}}}},
-                      "permission": {"bash": "allow", "external_directory": "allow", "edit": "allow"}}
-            (project / "opencode.json").write_text(json.dumps(config))
-            env = {**os.environ, **self.QUIET, "PWD": str(project), "NO_PROXY": "127.0.0.1,localhost"}
+            write_config(project, fake.base_url)
+            env = {**os.environ, **QUIET, "PWD": str(project), "NO_PROXY": "127.0.0.1,localhost"}
             proc = _run([str(self.exe), "run", "--model", "fake/m1", prompt], project, env)
             return Session(list(fake.all_requests), proc.returncode, proc.stdout + proc.stderr)
 

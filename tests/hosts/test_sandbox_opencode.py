@@ -4,7 +4,6 @@ nothing outside the project and reads nothing hidden, while the build in the pro
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from tests.support.venvs import Venv
 
 from .fake_chat import FakeChat
 from .sandbox_world import COMMAND, assert_contained, installed, sandbox_venv, world
-from .test_opencode import QUIET, VERSION
+from .test_opencode import QUIET, VERSION, write_config
 
 __all__ = ["sandbox_venv", "world"]  # fixtures
 
@@ -25,12 +24,7 @@ def test_opencode_runs_the_command_sandboxed(npm_tool, sandbox_venv: Venv, world
     project = Path(world["project"])
     with installed(sandbox_venv, "opencode", world) as env, \
             FakeChat([("call", "bash", {"command": COMMAND, "description": "build"}), ("text", "ok", None)]) as fake:
-        config = {"$schema": "https://opencode.ai/config.json", "model": "fake/m1",
-                  "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
-                                        "options": {"baseURL": fake.base_url, "apiKey": "k"},
-                                        "models": {"m1": {"name": "m1", "tool_call": True}}}},
-                  "permission": {"bash": "allow", "external_directory": "allow", "edit": "allow"}}
-        (project / "opencode.json").write_text(json.dumps(config))
+        write_config(project, fake.base_url)
         proc = subprocess.run([str(opencode), "run", "--model", "fake/m1", "go"], cwd=project,
                               env={**env, **QUIET, "PWD": str(project)}, capture_output=True, text=True, timeout=300,
                               stdin=subprocess.DEVNULL)
