@@ -21,6 +21,21 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     yield home
 
 
+@pytest.fixture
+def home(_isolated_home: Path) -> Path:
+    """The test's AGENT_HOOKS_HOME (user settings, user hooks, trust store, cache)."""
+    return _isolated_home
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project directory (holding ``.agent-hooks/hooks``), the working directory of the test."""
+    root = tmp_path / "project"
+    (root / ".agent-hooks" / "hooks").mkdir(parents=True)
+    monkeypatch.chdir(root)
+    return root
+
+
 @pytest.fixture(scope="session")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Wheelhouse:
     """Wheels of the core and every first-party plugin, plus all their dependencies."""

@@ -63,21 +63,6 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeSite]:
         sys.modules.pop(name, None)
 
 
-@pytest.fixture
-def home(_isolated_home: Path) -> Path:
-    """The test's AGENT_HOOKS_HOME (user settings, user hooks, trust store, cache)."""
-    return _isolated_home
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A project directory (holding ``.agent-hooks/hooks``), the working directory of the test."""
-    root = tmp_path / "project"
-    (root / ".agent-hooks" / "hooks").mkdir(parents=True)
-    monkeypatch.chdir(root)
-    return root
-
-
 def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text).lstrip())
