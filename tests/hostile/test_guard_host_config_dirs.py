@@ -7,7 +7,9 @@ running, can remove or make it before the command runs).
 Removing it with ``rmdir`` (only ever an empty directory: nothing below it changes) or making it
 is no such change and passes; what a later command puts there is judged on its own, in the same
 line too. Each case is decided with the name absent, an empty directory, and a link to a
-directory holding the configuration.
+directory holding the configuration. A real directory that holds the configuration cannot be
+removed without removing that first, so a link or a move onto it lands inside it and is judged
+by the name it lands as.
 """
 
 from __future__ import annotations
@@ -59,6 +61,16 @@ HARMLESS = [
     "rm -f build/a.o build/b.o",
 ]
 STATES = ["absent", "empty", "link"]
+#: with the configuration in a real directory: what lands inside it, and whether that is allowed
+INTO_A_FULL_ONE = [
+    ("ln -s /tmp/evil .claude", "allowed"),
+    ("mv /tmp/evil .codex", "allowed"),
+    ("mv notes.md .claude/", "allowed"),
+    ("rmdir .claude && ln -s /tmp/evil .claude", "allowed"),
+    ("ln -s /tmp/x/settings.json .claude", "blocked"),
+    ("mv /tmp/x/hooks.json .codex", "blocked"),
+    ("unlink .claude", "blocked"),
+]
 
 
 @pytest.fixture
@@ -78,11 +90,12 @@ def _arrange(project: Path, state: str) -> None:
     for name in (".claude", ".codex"):
         if state == "empty":
             (project / name).mkdir()
-        elif state == "link":
-            real = project.parent / "elsewhere" / name
+        elif state in ("link", "full"):
+            real = project.parent / "elsewhere" / name if state == "link" else project / name
             real.mkdir()
             (real / ("settings.json" if name == ".claude" else "hooks.json")).write_text("{}")
-            (project / name).symlink_to(real)
+            if state == "link":
+                (project / name).symlink_to(real)
 
 
 def _decide(project: Path, template: str) -> tuple[str, str | None]:
@@ -112,3 +125,11 @@ def test_removing_an_empty_one_or_working_inside_it_passes(project: Path, templa
     _arrange(project, state)
     decision, reason = _decide(project, template)
     assert decision == "allowed", (template, state, reason)
+
+
+@pytest.mark.parametrize(("template", "decision"), INTO_A_FULL_ONE)
+def test_onto_a_directory_holding_the_configuration_what_lands_inside_is_judged(
+        project: Path, template: str, decision: str) -> None:
+    _arrange(project, "full")
+    got, reason = _decide(project, template)
+    assert got == decision, (template, reason)

@@ -156,13 +156,15 @@ def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
     # a recursive change reaches what is below its target too, and so does a link, a move or a
     # removal of a name (replaces_below); a broad target is rm-broad's to judge, and find -delete's
     # filters decide what it reaches (find_reaching_the_plane)
-    changes = [(e.target, replaces_below(e, cmd) and e.how != "find -delete")
+    changes = [(e.target, replaces_below(e, cmd) and e.how != "find -delete", e.how in _LANDS_INSIDE and not e.recursive)
                for e in [*file_effects(cmd), *placed] if e.kind in CHANGES]
-    named = {c for c, _ in changes}
-    changes += [(t, False) for t in write_targets(cmd) if t not in named]
-    for t, recursive in changes:
+    named = {c for c, _, _ in changes}
+    changes += [(t, False, False) for t in write_targets(cmd) if t not in named]
+    for t, recursive, onto in changes:
         for cwd in pol.cwds(cmd):
             deep = recursive and _may_reach_the_plane(t, cwd, pol) and not broadness(t, cwd, pol.home)
+            if deep and onto and _stays_a_directory(t, cwd, pol):
+                deep = False  # what lands in it is judged (placements)
             paths = pol.candidates(t, cwd)
             if cmd.name != "ln":  # making the link is no write to what it points at; writing through it is
                 paths += pol.through_links(paths)
@@ -177,6 +179,22 @@ def control_plane(cmd: Command, pol: Policy) -> Iterator[Finding]:
     why = works_in_the_plane(cmd, pol)
     if why:
         yield Finding("control-plane", why)
+
+
+#: a link or a move onto an existing directory lands inside it
+_LANDS_INSIDE = frozenset({"ln", "mv"})
+
+
+def _stays_a_directory(word: str, cwd: str, pol: Policy) -> bool:
+    """``word`` is a real directory holding a protected path that exists: nothing can remove or
+    replace it without removing that first (itself a change of the control plane), so a link or a
+    move onto it lands inside it (``mv notes.md .claude/`` next to ``.claude/settings.json``)."""
+    path = pol.expand(word, cwd)
+    if path is None or any(ch in path for ch in "*?[") or os.path.islink(path.rstrip("/") or "/") \
+            or not os.path.isdir(path):
+        return False
+    pol.work.spend(work.DIRECTORY)
+    return any(os.path.lexists(p) for p, _, _ in plane.below(path, cwd))
 
 
 _OUR_ENV = re.compile(r"^AGENT_HOOKS_[A-Za-z0-9_]*=")
