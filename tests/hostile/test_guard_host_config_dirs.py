@@ -44,6 +44,11 @@ REPLACES = [
     "python3 -c \"from pathlib import Path; p = Path('.claude'); p.symlink_to('/tmp/evil')\"",
     "python3 -c \"import os; os.link('/tmp/x/settings.json', '.claude/settings.json')\"",
     "python3 -c \"from pathlib import Path; p = Path('.claude/settings.json'); p.write_text('{{}}')\"",
+    "node -e \"require('fs').symlinkSync('/tmp/evil', '.claude')\"",
+    "node -e \"require('fs').renameSync('/tmp/x/settings.json', '.claude/settings.json')\"",
+    "ruby -e \"FileUtils.mv('/tmp/evil', '.codex')\"",
+    "perl -e \"rename '/tmp/evil', '.claude'\"",
+    "php -r \"copy('/tmp/x/hooks.json', '.codex/hooks.json');\"",
 ]
 HARMLESS = [
     "rmdir .claude",
@@ -59,6 +64,8 @@ HARMLESS = [
     "ln -s /tmp/foo .",
     "mv build/out.txt .",
     "rm -f build/a.o build/b.o",
+    "node -e \"require('fs').renameSync('a.txt', 'b.txt')\"",
+    "node -e \"console.log('x'.replace('x', '.claude'))\"",
 ]
 STATES = ["absent", "empty", "link"]
 #: with the configuration in a real directory: what lands inside it, and whether that is allowed

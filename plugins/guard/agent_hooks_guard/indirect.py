@@ -69,6 +69,18 @@ _BROAD_ROOT = re.compile(r"""\$ENV\{\s*['"]?HOME|ENV\[\s*['"]HOME|Dir\.(?:home|p
 _PATH_CALL = re.compile(r"\s*\(?\s*(?:pathlib\.)?Path\(\s*(" + _STR + r")\s*\)")
 
 
+#: calls that move, copy or link one path to another (Node's fs, Ruby's File and FileUtils, Perl and
+#: PHP builtins, Python's os and shutil past the AST limit): with both paths literal, judged as the
+#: mv, cp or ln that does the same
+_TWO_PATHS = tuple((re.compile(r"(?<![\w$])(?:" + names + r")(?=\s*\(|\s+['\"])"), argv) for names, argv in (
+    (r"renameSync|rename|moveSync|move|mv", ("mv",)),
+    (r"copyFileSync|copyFile|cpSync|copyfile|copy2|copytree|copy|cp_r|cp", ("cp",)),
+    (r"symlinkSync|symlink|ln_sf|ln_s", ("ln", "-s")),
+    (r"linkSync|link|ln", ("ln",)),
+))
+_TWO_LITERALS = re.compile(r"\s*\(?\s*(" + _STR + r")\s*,\s*(" + _STR + r")")
+
+
 def _unstring(lit: str) -> str:
     prefix = re.match(r"[rRbBuU]{0,2}", lit)
     raw = "r" in (prefix.group().lower() if prefix else "")
@@ -362,6 +374,12 @@ def _calls(lang: str, code: str, via: str, depth: int) -> Iterator[Derived]:
                 # is deleted is found at run time under the home or the project: as broad as its root
                 yield Derived("dynamic", text=f"{via} deletes files it finds at run time under the home or "
                                               f"working directory", via=via)
+    if lang != "awk":
+        for rx, argv in _TWO_PATHS:
+            for m in rx.finditer(code):
+                pair = _TWO_LITERALS.match(code, m.end())
+                if pair:
+                    yield Derived("argv", argv=(*argv, _unstring(pair.group(1)), _unstring(pair.group(2))), via=via)
     if spec.fetch is not None and _ENV_ACCESS.search(code):
         sent = spec.fetch.search(code)
         if sent:  # the environment (or a variable of it) and a network call in the same code: a send
