@@ -61,7 +61,10 @@ def _every_file_root(pattern: str) -> str | None:
 _LISTERS = frozenset({"os.walk", "os.listdir", "os.scandir", "glob.glob", "glob.iglob", "os.fwalk"})
 _PATH_LISTERS = frozenset({"rglob", "glob", "iterdir", "walk"})
 _PATH_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes", "unlink", "rmdir", "touch",
-                           "symlink_to", "hardlink_to"})
+                           "symlink_to", "hardlink_to", "chmod", "lchmod"})
+#: permission and ownership changes: ``os.chmod(path, mode)`` is ``chmod MODE path``
+_MODE = {"os.chmod": "chmod", "os.lchmod": "chmod", "os.chown": "chown", "os.lchown": "chown",
+         "shutil.chown": "chown", "pathlib.Path.chmod": "chmod", "pathlib.Path.lchmod": "chmod"}
 _EVAL = frozenset({"exec", "eval", "compile", "builtins.exec", "builtins.eval"})
 _IMPORTERS = frozenset({"__import__", "importlib.import_module", "builtins.__import__"})
 
@@ -273,6 +276,13 @@ class _Reader:
             if isinstance(src, str) and isinstance(dst, str):
                 prog = ("mv",) if name in _MOVE else ("cp", "-r") if name.endswith("tree") else ("cp",)
                 self.out.append(Derived("argv", argv=(*prog, src, dst), via=via))
+        elif name in _MODE:
+            if isinstance(target, str):
+                mode = node.args[0 if name.startswith("pathlib") else 1] if len(node.args) > (
+                    0 if name.startswith("pathlib") else 1) else None
+                value = mode.value if isinstance(mode, ast.Constant) else None
+                word = format(value, "o") if isinstance(value, int) and name.endswith("chmod") else "0"
+                self.out.append(Derived("argv", argv=(_MODE[name], word, target), via=via))
         elif name in ("open", "builtins.open", "io.open", "os.open"):
             mode = self.known(node.args[1]) if len(node.args) > 1 else next(
                 (self.known(k.value) for k in node.keywords if k.arg == "mode"), "r")
