@@ -278,9 +278,9 @@ class _Reader:
                 self.out.append(Derived("argv", argv=(*prog, src, dst), via=via))
         elif name in _MODE:
             if isinstance(target, str):
-                mode = node.args[0 if name.startswith("pathlib") else 1] if len(node.args) > (
-                    0 if name.startswith("pathlib") else 1) else None
-                value = mode.value if isinstance(mode, ast.Constant) else None
+                k = 0 if name.startswith("pathlib") else 1  # Path(p).chmod(mode), os.chmod(p, mode)
+                given = node.args[k] if len(node.args) > k else None
+                value = given.value if isinstance(given, ast.Constant) else None
                 word = format(value, "o") if isinstance(value, int) and name.endswith("chmod") else "0"
                 self.out.append(Derived("argv", argv=(_MODE[name], word, target), via=via))
         elif name in ("open", "builtins.open", "io.open", "os.open"):
