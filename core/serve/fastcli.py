@@ -19,7 +19,8 @@ def _answers(path: str, timeout: float = 2.0) -> bool:
     try:
         sock.settimeout(timeout)
         sock.connect(path)
-        sock.sendall(b"GET /status HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        # the keep header: whoever runs `serve start` relies on the server (server.KEEP_HEADER)
+        sock.sendall(b"GET /status HTTP/1.0\r\nHost: localhost\r\nX-Agent-Hooks-Keep: 1\r\n\r\n")
         return sock.recv(64).startswith((b"HTTP/1.1 200", b"HTTP/1.0 200"))
     except OSError:
         return False

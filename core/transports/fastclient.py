@@ -20,7 +20,9 @@ status other than 0 and 2 (the documented ones) from the server's answer or the 
 line on stderr, and the output of a process that failed is dropped (it may be half an answer).
 
 ``--ensure-server`` (the SessionStart hook of the http transport) asks the server for its status
-and exits 0 when it answers; only when it does not is the full CLI run (``serve start --quiet``).
+and exits 0 when it answers (keeping it: a server the per-event command started would otherwise
+exit when idle, and serves HTTP only once kept); only when it does not is the full CLI run
+(``serve start --quiet``).
 
 Options (written by ``agent_hooks_core.transports.client.command_for``):
   --socket PATH        the server's unix socket
@@ -220,8 +222,10 @@ def command_reply(reply: bytes) -> "tuple[int, bytes, bytes]":
 
 
 def _server_answers(path: str, until: float) -> bool:
+    """True when the server answers; it is kept from then on (no idle exit: an http session
+    relies on it; ``serve/server.py``)."""
     try:
-        reply = _exchange(path, b"GET /status HTTP/1.0\r\nHost: localhost\r\n\r\n", until)
+        reply = _exchange(path, b"GET /status HTTP/1.0\r\nHost: localhost\r\nX-Agent-Hooks-Keep: 1\r\n\r\n", until)
     except (Unreachable, Overrun):
         return False
     return reply.startswith((b"HTTP/1.1 200", b"HTTP/1.0 200"))

@@ -412,7 +412,8 @@ unsafe:
 
 static int server_answers(const char *path) {
     buffer reply = {0};
-    const char *req = "GET /status HTTP/1.0\r\nHost: localhost\r\n\r\n";
+    /* the keep header: an http session relies on the server, which must not exit when idle */
+    const char *req = "GET /status HTTP/1.0\r\nHost: localhost\r\nX-Agent-Hooks-Keep: 1\r\n\r\n";
     int rc = exchange(path, req, strlen(req), &reply);
     int ok = rc == OK && reply.len >= 12 &&
              (memcmp(reply.data, "HTTP/1.1 200", 12) == 0 || memcmp(reply.data, "HTTP/1.0 200", 12) == 0);
