@@ -94,7 +94,6 @@ def _renew(stamp: str) -> None:
         os.utime(fd, (now, now))
     finally:
         os.close(fd)
-    return True
 
 
 def _inherited() -> list[int]:
@@ -117,7 +116,7 @@ def _inherited() -> list[int]:
 def spawn(argv: list[str], log: str | None) -> int:
     """Start ``argv`` detached (see the module docstring); its pid. Waits for nothing."""
     null = os.devnull
-    actions: list[tuple[int, ...]] = [(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
+    actions: list[tuple[int, int, str, int, int] | tuple[int, int]] = [(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
                                       (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0)]
     if log is not None:
         actions.append((os.POSIX_SPAWN_OPEN, 2, log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))

@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from agent_hooks_core import runpaths
 from agent_hooks_core.serve import server as serve
 from agent_hooks_core.transports import autostart
