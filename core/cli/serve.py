@@ -98,16 +98,22 @@ def register(app: typer.Typer) -> None:
                 no_http: bool = typer.Option(False, "--no-http", help="serve the unix socket only"),
                 verbose: bool = typer.Option(False, "--verbose", help="log every request"),
                 idle_exit: float = typer.Option(None, "--idle-exit", metavar="SECONDS", help=idle_help),
-                autostarted: bool = typer.Option(False, "--autostarted", hidden=True,
-                                                 help="started by a per-event command (docs/serve.md)")) -> None:
+                autostarted: bool = typer.Option(
+                    False, "--autostarted", help="as the per-event command starts it: the unix socket only until "
+                    "kept, an idle exit (10 min unless --idle-exit), exits when its home is gone")) -> None:
         """Serve in the foreground (for debugging and process supervisors)."""
         from ..serve import server
         from ..transports.autostart import IDLE_SECONDS
 
         check_port(port)
         check_idle(idle_exit)
-        if autostarted and idle_exit is None:
-            idle_exit = IDLE_SECONDS
+        if autostarted:
+            from ..transports.autostart import enabled
+
+            if not enabled():  # turned off after a client's command was installed with --autostart
+                raise typer.Exit(0)
+            if idle_exit is None:
+                idle_exit = IDLE_SECONDS
         try:
             code = server.run(port=port, http_enabled=not no_http, verbose=verbose, idle_exit=idle_exit,
                               autostarted=autostarted,
@@ -123,15 +129,24 @@ def register(app: typer.Typer) -> None:
     def start_cmd(quiet: bool = typer.Option(False, "--quiet", help="print nothing on success"),
                   port: int = typer.Option(None, "--port", help="HTTP port (default: settings, or derived)"),
                   no_http: bool = typer.Option(False, "--no-http", help="serve the unix socket only"),
-                  idle_exit: float = typer.Option(None, "--idle-exit", metavar="SECONDS", help=idle_help)) -> None:
+                  idle_exit: float = typer.Option(None, "--idle-exit", metavar="SECONDS", help=idle_help),
+                  autostarted: bool = typer.Option(
+                      False, "--autostarted", help="start it as `serve run --autostarted` (the fast clients' "
+                      "--autostart); nothing when autostart is off")) -> None:
         """Start the server in the background (nothing to do when it runs already). Without
-        --idle-exit it runs until stopped, and a server that would idle out is kept."""
+        --idle-exit or --autostarted it runs until stopped, and a server that would idle out is kept."""
         from ..serve import server
 
         check_port(port)
         check_idle(idle_exit)
+        if autostarted:
+            from ..transports.autostart import enabled
+
+            if not enabled():
+                raise typer.Exit(0)
         extra = [*(["--port", str(port)] if port is not None else []), *(["--no-http"] if no_http else []),
-                 *(["--idle-exit", f"{idle_exit:g}"] if idle_exit is not None else [])]
+                 *(["--idle-exit", f"{idle_exit:g}"] if idle_exit is not None else []),
+                 *(["--autostarted"] if autostarted else [])]
         try:
             started, st = server.start(extra=extra)
         except (server.ServeError, OSError) as exc:

@@ -351,7 +351,8 @@ def run(port: int | None = None, http_enabled: bool = True, verbose: bool = Fals
         setup_logging(verbose)
         server = Server(port, http_enabled, idle_exit, autostarted)
         server.bind()
-    except paths.RunDirError as exc:
+    except (paths.RunDirError, ServeError) as exc:
+        log.error("cannot serve: %s", exc)  # an autostarted server's stderr is /dev/null: the log says why
         raise ServeError(str(exc)) from None
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -368,7 +369,8 @@ def start(timeout: float = START_TIMEOUT, extra: list[str] | None = None) -> tup
 
     from ..transports.client import isolation_flags, python
 
-    keep = "--idle-exit" not in (extra or [])  # a server someone starts for good is kept for good
+    # a server someone starts for good is kept for good
+    keep = not {"--idle-exit", "--autostarted"} & set(extra or [])
     current = status(keep=keep)
     if current is not None:
         return False, current

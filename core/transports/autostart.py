@@ -5,9 +5,9 @@
 answer (never before it, never changing it) :func:`after_answer` launches the server in the
 background, the way gradle's daemon, dmypy or eslint_d come up on first use:
 
-* detached: a session of its own, working directory ``/``, stdin and stdout ``/dev/null``, stderr
-  the server's log, every other inherited descriptor closed (it must not hold the host's pipes
-  open), not waited for;
+* detached: a session of its own, working directory ``/``, stdin, stdout and stderr ``/dev/null``
+  (the server logs why it stopped or could not start to its log file), every other inherited
+  descriptor closed (it must not hold the host's pipes open), not waited for;
 * the same environment as this process: this interpreter with this process's flags, this process's
   variables (nothing from the event), so its :func:`agent_hooks_core.runpaths.environment_key` is
   the one the relay sends;
@@ -113,28 +113,14 @@ def _inherited() -> list[int]:
     return out
 
 
-def spawn(argv: list[str], log: str | None) -> int:
+def spawn(argv: list[str]) -> int:
     """Start ``argv`` detached (see the module docstring); its pid. Waits for nothing."""
     null = os.devnull
-    actions: list[tuple[int, int, str, int, int] | tuple[int, int]] = [(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
-                                      (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0)]
-    if log is not None:
-        actions.append((os.POSIX_SPAWN_OPEN, 2, log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
-    else:
-        actions.append((os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0))
+    actions: list[tuple[int, int, str, int, int] | tuple[int, int]] = [
+        (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0), (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0)]
     actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited()]
     return os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=actions, setsid=True)
-
-
-def _log_file() -> str | None:
-    try:
-        from ..serve.paths import log_path
-
-        path = log_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return str(path)
-    except Exception:
-        return None
 
 
 def after_answer() -> int | None:
@@ -153,8 +139,8 @@ def after_answer() -> int | None:
         if not _due(stamp) or not enabled():
             return None
         _renew(stamp)
-        argv, log = command(), _log_file()
+        argv = command()
         os.chdir("/")  # the server's working directory is no project's (this process is done)
-        return spawn(argv, log)
+        return spawn(argv)
     except Exception:  # the event was answered; `agenthooks doctor` says why no server runs
         return None

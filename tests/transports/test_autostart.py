@@ -170,7 +170,7 @@ def test_a_bad_autostart_setting_is_one_line(home: Path) -> None:
 def test_one_attempt_per_interval(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A server that cannot start costs one spawn per RETRY_SECONDS, not one per event."""
     spawned: list[list[str]] = []
-    monkeypatch.setattr(autostart, "spawn", lambda argv, log: spawned.append(argv) or 4242)
+    monkeypatch.setattr(autostart, "spawn", lambda argv: spawned.append(argv) or 4242)
     monkeypatch.chdir(home)
     assert autostart.after_answer() == 4242
     assert autostart.after_answer() is None, "a second attempt within the interval"
@@ -307,3 +307,48 @@ def test_a_bad_idle_exit_is_one_line(value: str) -> None:
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "--idle-exit" in out.stderr
+
+
+@pytest.fixture(scope="module")
+def native_executable(tmp_path_factory: pytest.TempPathFactory) -> str:
+    import shutil
+
+    from .test_native_client import _built_client
+
+    if shutil.which(os.environ.get("CC", "cc")) is None:
+        pytest.skip("no C compiler (cc): the native client cannot be built here")
+    return _built_client(tmp_path_factory.mktemp("native"))
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["python client", "native client"])
+@pytest.mark.parametrize("variable", ["1", "0"])
+def test_the_fast_clients_start_an_autostarted_server_unless_off(home: Path, project: Path, native: bool,
+                                                                  variable: str, monkeypatch: pytest.MonkeyPatch,
+                                                                  request: pytest.FixtureRequest) -> None:
+    """``--autostart`` (the installed fast clients) starts ``serve start --autostarted``: a server
+    that idles out; AGENT_HOOKS_SERVE_AUTOSTART=0 starts nothing."""
+    from agent_hooks_core.transports import client
+
+    exe: str | bool = False
+    if native:
+        exe = request.getfixturevalue("native_executable")
+    monkeypatch.setenv("AGENT_HOOKS_SERVE_AUTOSTART", variable)
+    argv = client.command_for("claude-code", ["--event", "PreToolUse", "--hook", str(project.parent / "deny.py")],
+                              gating=True, native=exe)
+    body = json.dumps(event("PreToolUse", str(project))).encode()
+    proc = subprocess.run(argv, input=body, capture_output=True, cwd=project, timeout=120)
+    denied_by(proc)
+    if variable == "0":
+        assert serve.status() is None
+        return
+    st = wait_for_server()
+    assert st["autostarted"] is True and st["idle_exit"] == autostart.IDLE_SECONDS
+
+
+def test_an_autostarted_server_does_not_run_when_the_user_turned_autostart_off(home: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AGENT_HOOKS_SERVE_AUTOSTART")
+    _user_settings("[serve]\nautostart = false\n")
+    out = subprocess.run([sys.executable, "-m", "agent_hooks_core", "serve", "run", "--autostarted"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and serve.status() is None, out.stderr
