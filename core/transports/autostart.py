@@ -17,6 +17,8 @@ background, the way gradle's daemon, dmypy or eslint_d come up on first use:
 * at most one attempt per :data:`RETRY_SECONDS` per user and environment (a stamp file in that
   0700 run directory), so a server that cannot start does not cost every event a spawn; two
   starters at once are serialised by the server's lock (the second exits);
+* it waits for this process to exit before it imports anything (``--after-parent``): its start-up
+  does not take a core from the hook's last milliseconds;
 * ``serve run --autostarted``: the unix socket only, and it exits after :data:`IDLE_SECONDS`
   without a request, or when its run directory or home is gone (``serve/server.py``; a
   ``serve start`` or an ``--ensure-server`` check keeps it for good).
@@ -38,7 +40,7 @@ RETRY_SECONDS = 60.0
 #: seconds without a request after which an autostarted server exits
 IDLE_SECONDS = 600.0
 #: what ``serve run`` is told: an autostarted server (see the module docstring)
-SERVE_ARGS = ("serve", "run", "--autostarted")
+SERVE_ARGS = ("serve", "run", "--autostarted", "--after-parent")
 
 _FALSE = ("0", "false", "no", "off")
 

@@ -178,13 +178,13 @@ def test_one_attempt_per_interval(home: Path, monkeypatch: pytest.MonkeyPatch) -
     os.utime(stamp(), (old, old))
     assert autostart.after_answer() == 4242
     assert len(spawned) == 2
-    assert spawned[0][-3:] == ["serve", "run", "--autostarted"]
+    assert spawned[0][-4:] == ["serve", "run", "--autostarted", "--after-parent"]
 
 
 def test_the_server_is_started_with_this_interpreter_and_its_flags() -> None:
     argv = autostart.command()
     assert argv[0] == str(Path(sys.executable).absolute())
-    assert argv[1:-5] == autostart.interpreter_flags()
+    assert argv[1:-2 - len(autostart.SERVE_ARGS)] == autostart.interpreter_flags()
     out = subprocess.run([sys.executable, "-I", "-c", "from agent_hooks_core.transports import autostart; "
                           "print(autostart.interpreter_flags())"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['-I']"
