@@ -352,3 +352,15 @@ def test_an_autostarted_server_does_not_run_when_the_user_turned_autostart_off(h
     out = subprocess.run([sys.executable, "-m", "agent_hooks_core", "serve", "run", "--autostarted"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and serve.status() is None, out.stderr
+
+
+def test_a_server_of_another_environment_is_not_a_missing_one(started: list[subprocess.Popen[bytes]],
+                                                               project: Path) -> None:
+    """A server that answers 409 (another environment key) runs: the command answers itself and
+    starts nothing (a second server could not take the lock anyway)."""
+    started.append(start(env={**os.environ, "AGENT_HOOKS_TEST_OPTION": "other"}))
+    before = int(str(wait_for_server()["events"]))
+    pid = denied_by(per_event(project))
+    st = serve.status()
+    assert st is not None and int(str(st["events"])) == before and pid not in {int(w) for w in st["workers"]}
+    assert not stamp().exists()
