@@ -364,3 +364,13 @@ def test_a_server_of_another_environment_is_not_a_missing_one(started: list[subp
     st = serve.status()
     assert st is not None and int(str(st["events"])) == before and pid not in {int(w) for w in st["workers"]}
     assert not stamp().exists()
+
+
+def test_install_with_the_command_transport_says_it_starts_a_server(tmp_path: Path) -> None:
+    env = {**os.environ, "HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude")}
+    out = subprocess.run([sys.executable, "-m", "agent_hooks_core", "install", "claude-code", "--transport", "command"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "starts the warm server in the background" in text
+    assert "[serve] autostart = false" in text and "AGENT_HOOKS_SERVE_AUTOSTART=0" in text
