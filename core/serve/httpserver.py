@@ -61,6 +61,7 @@ class Owner(Protocol):
     def status(self) -> dict[str, object]: ...
     def request_stop(self) -> None: ...
     def touch(self, tcp: bool) -> None: ...
+    def untouch(self) -> None: ...
     def keep(self) -> None: ...
 
 log = logging.getLogger("agent_hooks.serve")
@@ -87,6 +88,7 @@ class Handler(BaseHTTPRequestHandler):
     sys_version = ""
     server: TCPServer | UnixServer
     timeout = IDLE_TIMEOUT  # per read: an idle keep-alive connection ends
+    _touched = False  # this request counts as the owner's work in flight (touch/untouch)
 
     # -- plumbing -------------------------------------------------------------------------------
 
@@ -171,6 +173,7 @@ class Handler(BaseHTTPRequestHandler):
         self._route("DELETE")
 
     def _route(self, method: str) -> None:
+        self._touched = False
         try:
             self._serve(method)
         except (BrokenPipeError, ConnectionResetError):
@@ -181,6 +184,9 @@ class Handler(BaseHTTPRequestHandler):
                 self._error(500, f"internal error: {dispatch.describe(exc)}")
             except OSError:
                 self.close_connection = True
+        finally:
+            if self._touched:
+                self.server.owner.untouch()
 
     def _serve(self, method: str) -> None:
         why = self._allowed()
@@ -188,7 +194,8 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # nothing of an unauthorised body is read
             self._error(403, why)
             return
-        self.server.owner.touch(self.server.tcp)  # not idle; kept when on TCP (server.py)
+        self.server.owner.touch(self.server.tcp)  # busy, not idle; kept when on TCP (server.py)
+        self._touched = True
         url = urlsplit(self.path)
         parts = [p for p in url.path.split("/") if p]
         service: Service = self.server.service

@@ -122,6 +122,7 @@ class Server:
         if autostarted:
             self.http_enabled = False
         self._last_request = time.monotonic()
+        self._in_flight = 0
         self._keep_lock = threading.Lock()
 
     def status(self) -> dict[str, object]:
@@ -135,10 +136,18 @@ class Server:
         self.stop_event.set()
 
     def touch(self, tcp: bool) -> None:
-        """A request arrived (on TCP: an http host relies on this server, so it is kept)."""
-        self._last_request = time.monotonic()
+        """A request arrived (on TCP: an http host relies on this server, so it is kept); paired
+        with :meth:`untouch` when it is answered."""
+        with self._keep_lock:
+            self._in_flight += 1
+            self._last_request = time.monotonic()
         if tcp and self.idle_exit is not None:
             self.keep()
+
+    def untouch(self) -> None:
+        with self._keep_lock:
+            self._in_flight -= 1
+            self._last_request = time.monotonic()
 
     def keep(self) -> None:
         """No idle exit from now on; an autostarted server serves HTTP from now on too."""
@@ -164,7 +173,8 @@ class Server:
 
     def _idle_out(self) -> str | None:
         """Why the server should exit now, or None."""
-        if self.idle_exit is not None and time.monotonic() - self._last_request > self.idle_exit:
+        if self.idle_exit is not None and not self._in_flight \
+                and time.monotonic() - self._last_request > self.idle_exit:
             return f"no request for {self.idle_exit:g} s"
         if self.autostarted:
             for place in (self.socket_path.parent, os.environ.get("HOME"), os.environ.get("AGENT_HOOKS_HOME")):

@@ -374,3 +374,25 @@ def test_install_with_the_command_transport_says_it_starts_a_server(tmp_path: Pa
     text = " ".join(out.stdout.split())
     assert "starts the warm server in the background" in text
     assert "[serve] autostart = false" in text and "AGENT_HOOKS_SERVE_AUTOSTART=0" in text
+
+
+SLOW_HOOK = """\
+import os, time
+from agent_hooks_core import hookimpl
+
+@hookimpl
+def pre_tool(event):
+    time.sleep(3)
+    return {"block": True, "reason": "denied by the hook in pid %d" % os.getpid()}
+"""
+
+
+def test_a_request_longer_than_the_idle_exit_is_answered(started: list[subprocess.Popen[bytes]],
+                                                         project: Path) -> None:
+    """Idle means no request in flight: a server never exits under a request it is answering."""
+    (project.parent / "deny.py").write_text(SLOW_HOOK)
+    started.append(start("--autostarted", "--idle-exit", "1"))
+    wait_for_server()
+    pid = denied_by(per_event(project))
+    st = serve.status()
+    assert st is not None and pid in {int(w) for w in st["workers"]}, "answered by the server"
