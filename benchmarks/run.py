@@ -11,13 +11,18 @@ B1  fire() of an observe hook (post_tool), 10 plugins      vs raw pluggy pm.hook
     whose handlers are declared ``cheap`` (no worker hand-off; the timeout still applies)
 B1h the same, handlers not declared cheap (the walk on an abandonable worker thread)
 B1f the floor of B1h: one hand-off to a waiting thread and back (two lock wake-ups, nothing else)
+B1r fire("pre_tool") with the installed guard and audit   vs raw pluggy calling the same handlers
+    (guard's pre_tool, audit's hook_called)
 B2  fire("pre_tool"): validation, chain, reduction          vs raw pluggy pm.hook.pre_tool, same plugins
 B3  afire("pre_tool") with async handlers                   vs B2's fire()
 B4  `agenthooks claude-code`, a fresh process per event,    vs python -c "import json,sys; json.load(sys.stdin)"
-    10 plugin distributions installed; PreToolUse (gating: answered in a forked worker)
-B4n the same for PostToolUse (not gating: answered in the process itself, no fork)
-B4w B4's command with this user's warm server up (`serve run`): the event is relayed to it
-B4wn the same for PostToolUse
+    10 plugin distributions installed; PreToolUse; steady state: the first event of the run found
+    no server and started one (transports/autostart.py), the following ones are relayed to it
+B4n the same for PostToolUse
+B4f the first event (no server: answered in its own process, then the server spawned)   vs B4c, CPU time
+B4c the command with autostart off and no server: every event answered in its own process
+    (PreToolUse in a forked worker): the floor of importing pluggy, the runtime and the plugins
+B4cn B4c for PostToolUse (not gating: no fork)
 B5  Runtime.from_settings() in a fresh process with 200     vs the same with none (difference in ms)
     extra distributions on sys.path (cached scan; cold too)
 B6  `agenthooks chibi` (agent-hooks as a chibi plugin)      vs the same plugin fired in-process
@@ -95,6 +100,17 @@ def run_process(argv: list[str], stdin: bytes, env: dict[str, str]) -> float:
     subprocess.run(argv, input=stdin, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    check=False)
     return time.perf_counter() - start
+
+
+def process_cpu(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one run of ``argv``: the CPU time of the process and what it
+    waited for, not of a process it left running (the autostarted server)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = run_process(argv, stdin, env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def interleaved_processes(a: tuple[list[str], bytes, dict[str, str]], b: tuple[list[str], bytes, dict[str, str]],
@@ -236,6 +252,36 @@ def bench_fire(quick: bool) -> list[Row]:
     ]
 
 
+def bench_realistic(quick: bool) -> list[Row]:
+    """B1r: fire(pre_tool) with the installed guard and audit plugins, against raw pluggy calling
+    the same plugins' handlers for that call (guard's pre_tool, then audit's hook_called record)."""
+    number, rounds = (50, 3) if quick else (1000, 9)
+    os.environ["AGENT_HOOKS_PLUGINS"] = "guard,audit"
+    try:
+        from agent_hooks_core import Runtime
+        from agent_hooks_core.event import HookEvent
+        from agent_hooks_core.runtime import BRIDGE_GATE_TIMEOUT
+
+        rt = Runtime.from_settings(gate_timeout=BRIDGE_GATE_TIMEOUT)  # timed, as the transports run it
+    finally:
+        os.environ.pop("AGENT_HOOKS_PLUGINS", None)
+    names = [n for n in ("guard", "audit") if rt.pm.get_plugin(n) is not None]
+    if names != ["guard", "audit"]:
+        return [Row("B1r", f"fire(pre_tool), guard + audit: n/a (installed: {', '.join(names) or 'neither'})",
+                    0.0, "", 0.0)]
+    pm = raw_pluggy([(n, rt.pm.get_plugin(n)) for n in names])
+    guard_ctx, audit_ctx = rt.context("guard"), rt.context("audit")
+    outcome = rt.fire("pre_tool", dict(PRE_TOOL))
+
+    def raw() -> None:
+        pm.hook.pre_tool(event=HookEvent("pre_tool", dict(PRE_TOOL)), ctx=guard_ctx)
+        pm.hook.hook_called(outcome=outcome, ctx=audit_ctx)
+
+    fire, base = interleaved(lambda: rt.fire("pre_tool", dict(PRE_TOOL)), raw, number, rounds)
+    return [Row("B1r", "fire(pre_tool), the installed guard (cheap handlers) and audit (a SQLite record per call)",
+                fire, "raw pluggy: guard's pre_tool + audit's hook_called", base, target="<= 2x")]
+
+
 # -- installed plugin distributions on a sys.path directory ----------------------------------------
 
 
@@ -322,52 +368,96 @@ def bench_bridge(quick: bool, tmp: Path) -> list[Row]:
     home.mkdir()
     env = bench_env(home, site)
     stdin = json.dumps(CC_EVENT).encode()
-    bridge = ([PY, "-m", "agent_hooks_core", "claude-code"], stdin, env)
-    bare = ([PY, "-c", "import json,sys; json.load(sys.stdin)"], stdin, env)
-    out = subprocess.run(bridge[0], input=stdin, env=env, capture_output=True, check=False)
-    note = "" if out.returncode == 0 else f"bridge exit {out.returncode}: {out.stderr.decode()[:80]}"
-    t_bridge, t_bare = interleaved_processes(bridge, bare, runs)
     post = json.dumps({**CC_EVENT, "hook_event_name": "PostToolUse", "tool_response": {"stdout": "ok"}}).encode()
-    t_post, t_bare_post = interleaved_processes((bridge[0], post, env), (bare[0], post, env), runs)
-    rows = [Row("B4", "agenthooks claude-code, process per event, 10 plugins, PreToolUse, no server (forked worker)",
-                t_bridge, "python -c json.load(stdin)", t_bare, target="<= 2x", note=note),
-            Row("B4n", "the same, PostToolUse (not gating: no fork)", t_post, "python -c json.load(stdin)",
+    command = [PY, "-m", "agent_hooks_core", "claude-code"]
+    bare = [PY, "-c", "import json,sys; json.load(sys.stdin)"]
+    # B4c: the per-event process alone, as before autostart (no server, none started)
+    off = {**env, "AGENT_HOOKS_SERVE_AUTOSTART": "0"}
+    out = subprocess.run(command, input=stdin, env=off, capture_output=True, check=False)
+    note = "" if out.returncode == 0 else f"bridge exit {out.returncode}: {out.stderr.decode()[:80]}"
+    t_inproc, t_bare = interleaved_processes((command, stdin, off), (bare, stdin, off), runs)
+    t_inproc_post, t_bare_post = interleaved_processes((command, post, off), (bare, post, off), runs)
+    floor = ("the floor: importing pluggy, the runtime, the bridge and 10 plugins in a fresh process "
+             "(docs/performance.md)")
+    rows = [Row("B4c", "the same command with autostart off and no server: answered in its own process "
+                "(forked worker)", t_inproc, "python -c json.load(stdin)", t_bare, note=note or floor),
+            Row("B4cn", "B4c for PostToolUse (not gating: no fork)", t_inproc_post, "python -c json.load(stdin)",
                 t_bare_post)]
-    return rows + bench_bridge_relayed(runs, home, env, bare, post)
+    return bench_autostarted(runs, home, env, command, bare, stdin, post) + rows
 
 
-def _b7() -> Any:
-    """benchmarks/b7_serve.py as a module (its Server starts and stops a real ``serve run``)."""
-    spec = importlib.util.spec_from_file_location("b7_serve", HERE / "b7_serve.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+class _Autostarted:
+    """The server B4's command starts in ``home`` (the bench's AGENT_HOOKS_HOME): found, waited for
+    and stopped through the same run directory."""
+
+    def __init__(self, home: Path, env: dict[str, str]) -> None:
+        self.run, self.env = home / "run", env
+
+    def sock(self) -> Path | None:
+        found = sorted(self.run.glob("serve-*.sock"))
+        return found[0] if found else None
+
+    def status(self) -> dict[str, Any] | None:
+        from agent_hooks_core.serve.server import request
+
+        sock = self.sock()
+        try:
+            code, _, body = request("GET", "/status", sock=sock, timeout=5.0) if sock else (0, {}, b"")
+        except OSError:
+            return None
+        return dict(json.loads(body)) if code == 200 else None
+
+    def wait(self, timeout: float = 60.0) -> dict[str, Any]:
+        until = time.monotonic() + timeout
+        while time.monotonic() < until:
+            st = self.status()
+            if st is not None:
+                return st
+            time.sleep(0.05)  # another process's start-up, bounded by timeout
+        raise RuntimeError("the autostarted server did not come up")
+
+    def stop(self) -> None:
+        subprocess.run([PY, "-m", "agent_hooks_core", "serve", "stop"], env=self.env, capture_output=True,
+                       check=False, timeout=60)
+        for stamp in self.run.glob("autostart-*.stamp"):
+            stamp.unlink()  # the next cold event may start one again
 
 
-def bench_bridge_relayed(runs: int, home: Path, env: dict[str, str], bare: tuple[list[str], bytes, dict[str, str]],
-                         post: bytes) -> list[Row]:
-    """B4w: B4's command and environment with this user's warm server up: the event is relayed."""
-    from agent_hooks_core.serve.server import request
-
-    env = {**env, "AGENT_HOOKS_SERVE_PORT": "0"}  # the server's environment and the bridge's, the same
-    srv = _b7().Server(home, env)
+def bench_autostarted(runs: int, home: Path, env: dict[str, str], command: list[str], bare: list[str],
+                      stdin: bytes, post: bytes) -> list[Row]:
+    """B4f: the first event with no server (answered in its process, which then starts the server),
+    against B4c's in-process answer, interleaved; B4/B4n: the events after it, relayed."""
+    off = {**env, "AGENT_HOOKS_SERVE_AUTOSTART": "0"}
+    srv = _Autostarted(home, env)
+    firsts, inprocs = [], []
     try:
-        def events() -> int:
-            return int(json.loads(request("GET", "/status", sock=srv.sock)[2])["events"])
-
-        bridge = ([PY, "-m", "agent_hooks_core", "claude-code"], bare[1], env)
-        before = events()
-        out = subprocess.run(bridge[0], input=bare[1], env=env, capture_output=True, check=False)
-        note = "" if out.returncode == 0 and events() == before + 1 else \
+        srv.stop()
+        for _ in range(max(2, runs // 5)):
+            firsts.append(process_cpu(command, stdin, env))
+            srv.wait()
+            srv.stop()
+            inprocs.append(process_cpu(command, stdin, off))
+        run_process(command, stdin, env)
+        before = int(srv.wait()["events"])
+        out = subprocess.run(command, input=stdin, env=env, capture_output=True, check=False)
+        st = srv.status() or {}
+        note = "" if out.returncode == 0 and int(st.get("events", -1)) == before + 1 else \
             f"not relayed (exit {out.returncode}): {out.stderr.decode()[:80]}"
-        t_bridge, t_bare = interleaved_processes(bridge, bare, runs)
-        t_post, t_bare_post = interleaved_processes((bridge[0], post, env), (bare[0], post, env), runs)
+        t_pre, t_bare = interleaved_processes((command, stdin, env), (bare, stdin, env), runs)
+        t_post, t_bare_post = interleaved_processes((command, post, env), (bare, post, env), runs)
     finally:
         srv.stop()
-    return [Row("B4w", "the same command, warm server up: the event relayed to it, PreToolUse", t_bridge,
-                "python -c json.load(stdin)", t_bare, target="<= 2x", note=note),
-            Row("B4wn", "the same, PostToolUse", t_post, "python -c json.load(stdin)", t_bare_post)]
+    # CPU time: on a loaded machine the wall time of one cold run is mostly other processes' load
+    t_first, t_base = statistics.median(c for _, c in firsts), statistics.median(c for _, c in inprocs)
+    wall = statistics.median(w for w, _ in firsts) - statistics.median(w for w, _ in inprocs)
+    return [Row("B4", "agenthooks claude-code as installed, 10 plugins, PreToolUse, steady state: relayed to the "
+                "server the first event started", t_pre, "python -c json.load(stdin)", t_bare, target="<= 2x",
+                note=note),
+            Row("B4n", "the same, PostToolUse", t_post, "python -c json.load(stdin)", t_bare_post),
+            Row("B4f", "the first event (no server: answered in its process, which then starts one), CPU time",
+                t_first, "B4c (autostart off), interleaved, CPU time", t_base,
+                note=f"{(t_first - t_base) * 1e3:+.1f} ms CPU (the spawn); {wall * 1e3:+.1f} ms wall"),
+            ]
 
 
 # -- B5: start-up with many installed distributions -------------------------------------------------
@@ -533,6 +623,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.pop("AGENT_HOOKS_PLUGINS", None)
         if "fire" in groups:
             rows += bench_fire(args.quick)
+            rows += bench_realistic(args.quick)
         if "bridge" in groups:
             rows += bench_bridge(args.quick, tmp)
         if "startup" in groups:

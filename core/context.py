@@ -124,6 +124,10 @@ def run_command(
         kill_group(proc)
         out, err = proc.communicate()
         return ExecResult(out or "", err or "", proc.returncode if proc.returncode is not None else -9, True)
+    except BaseException:  # interrupted (a handler's deadline, HookTimeout): the command must not outlive it
+        kill_group(proc)
+        proc.wait()
+        raise
 
 
 def kill_group(proc: subprocess.Popen[Any]) -> None:

@@ -149,7 +149,8 @@ ENV_KEYS = ("AGENT_HOOKS_HOME", "HOME", "PATH", "XDG_CONFIG_HOME", "XDG_CACHE_HO
             "XDG_STATE_HOME", "XDG_DATA_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "PI_CODING_AGENT_DIR",
             "GEMINI_CLI_TRUSTED_FOLDERS_PATH", "COPILOT_HOME", "KIMI_SHARE_DIR", "VIBE_HOME")
 #: our own variables that belong to one event or one process, not to what the server runs
-PER_PROCESS = ("AGENT_HOOKS_ANSWER_BY", "AGENT_HOOKS_RELAY", "AGENT_HOOKS_BRIDGE_WORKER")
+PER_PROCESS = ("AGENT_HOOKS_ANSWER_BY", "AGENT_HOOKS_RELAY", "AGENT_HOOKS_BRIDGE_WORKER",
+               "AGENT_HOOKS_SERVE_AUTOSTART")
 
 
 def environment_key(env: Mapping[str, str] | None = None) -> str:
@@ -205,10 +206,7 @@ def server_socket() -> str | None:
     place depends on a variable that places nothing else (a ``TMPDIR``, or an ``XDG_RUNTIME_DIR``
     other than ``/run/user/<uid>``): such a variable, set for a nested agent, must not send its
     events to a server of the agent's making. Makes nothing (no directory, no run key)."""
-    xdg = os.environ.get("XDG_RUNTIME_DIR")
-    if not home_env() and xdg and hasattr(os, "getuid") and os.path.realpath(xdg) != f"/run/user/{os.getuid()}":
-        return None
-    base = _base(_fixed_tmp_dir)
+    base = _served_base(_fixed_tmp_dir)
     if base is None or not _private(base):
         return None
     path = base / f"serve-{identity()}.sock"
@@ -219,3 +217,31 @@ def server_socket() -> str | None:
     if not stat.S_ISSOCK(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
         return None
     return str(path)
+
+
+def _served_base(tmp: Callable[[], Path | None]) -> Path | None:
+    """The run directory's path (not made) when no variable that places nothing else decides it:
+    None for an ``XDG_RUNTIME_DIR`` other than ``/run/user/<uid>``, and wherever ``tmp()`` says so."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if not home_env() and xdg and hasattr(os, "getuid") and os.path.realpath(xdg) != f"/run/user/{os.getuid()}":
+        return None
+    return _base(tmp)
+
+
+def _made_tmp_dir() -> Path | None:
+    """:func:`_fixed_tmp_dir`, with the run key made when there is none yet."""
+    if any(os.environ.get(v) for v in ("TMPDIR", "TEMP", "TMP")) or not os.path.isdir("/tmp"):
+        return None
+    return _tmp_dir(None, "/tmp")
+
+
+def autostart_dir() -> Path | None:
+    """The run directory (made 0700) of a server the per-event process may start in the background:
+    the one :func:`server_socket` looks in, so that the next event finds it; None when
+    :func:`server_socket` would look nowhere (a ``TMPDIR``, a foreign ``XDG_RUNTIME_DIR``) or the
+    directory cannot be made safe."""
+    try:
+        base = _served_base(_made_tmp_dir)
+        return _private_dir(base) if base is not None else None
+    except OSError:  # RunDirError among them: no autostart, the event was answered anyway
+        return None

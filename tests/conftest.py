@@ -14,6 +14,9 @@ from tests.support.venvs import Venv, Wheelhouse, make_venv, project_dirs
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     home = tmp_path_factory.mktemp("agent-hooks-home")
     monkeypatch.setenv("AGENT_HOOKS_HOME", str(home))
+    # no per-event command started by a test leaves a warm server behind (tests/transports/test_autostart.py
+    # turns it on for itself)
+    monkeypatch.setenv("AGENT_HOOKS_SERVE_AUTOSTART", "0")
     # COLUMNS/LINES: pytest-xdist's workers inherit a terminal size (80x24); a test that lays out
     # for a width sets COLUMNS itself
     for var in ("AGENT_HOOKS_PLUGINS", "AGENT_HOOKS_DISABLE_PLUGIN_AUTOLOAD", "AGENT_HOOKS_TRACE", "COLUMNS", "LINES"):

@@ -606,7 +606,10 @@ def install(scope: str = "user", project_dir: str | os.PathLike[str] | None = No
             plan.notes.append(f"command: {' '.join(_client_argv('PreToolUse'))}")
         else:
             command, prefix = bridge_command()
-            plan.notes.append(f"command: {' '.join([command, *prefix, 'claude-code'])}")
+            plan.notes += [f"command: {' '.join([command, *prefix, 'claude-code'])}",
+                           "server:  the first event starts the warm server in the background and later events "
+                           "go to it\n           (it exits after 10 idle minutes); off: [serve] autostart = false "
+                           "in the user\n           settings, or AGENT_HOOKS_SERVE_AUTOSTART=0"]
         plan.notes.append(f"events:  {', '.join(EVENTS)}")
         if scope == "project":
             plan.notes.append("note: .claude/settings.json is usually committed, and the command is this machine's "

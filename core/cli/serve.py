@@ -39,6 +39,11 @@ def check_port(port: int | None) -> None:
     common.settings()  # a bad [serve] port is a settings error: one line, exit 2
 
 
+def check_idle(seconds: float | None) -> None:
+    if seconds is not None and not (seconds > 0 and seconds != float("inf")):
+        common.fail(f"--idle-exit {seconds:g}: expected a number of seconds > 0")
+
+
 def _describe(st: dict[str, Any]) -> list[str]:
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time() - float(st.get("uptime_s") or 0)))
     reload = st.get("last_reload")
@@ -47,6 +52,9 @@ def _describe(st: dict[str, Any]) -> list[str]:
         f"uptime:      {st.get('uptime_s')} s (since {started})",
         f"unix socket: {st.get('socket')}",
         f"http:        {st.get('http') or 'off'}" + (f" ({st['http_problem']})" if st.get("http_problem") else ""),
+        "lifetime:    " + (f"exits after {st['idle_exit']:g} s without a request" if st.get("idle_exit")
+                            else "until stopped") + (" (started by a per-event command)" if st.get("autostarted")
+                                                     else ""),
         f"events:      {st.get('events')} served, {st.get('blocked')} blocked, {st.get('failures')} failed, "
         f"{st.get('rejected')} requests refused",
         "latency:     " + (f"p50 {st['p50_ms']} ms, p99 {st.get('p99_ms')} ms" if st.get("p50_ms") is not None
@@ -82,16 +90,33 @@ def register(app: typer.Typer) -> None:
             typer.echo(ctx.get_help())
             raise typer.Exit(0)
 
+    idle_help = ("exit after SECONDS without a request; a request over HTTP, `serve start` or the http "
+                 "transport's session check turns this off for good")
+
     @serve_app.command("run")
     def run_cmd(port: int = typer.Option(None, "--port", help="HTTP port (default: settings, or derived)"),
                 no_http: bool = typer.Option(False, "--no-http", help="serve the unix socket only"),
-                verbose: bool = typer.Option(False, "--verbose", help="log every request")) -> None:
+                verbose: bool = typer.Option(False, "--verbose", help="log every request"),
+                idle_exit: float = typer.Option(None, "--idle-exit", metavar="SECONDS", help=idle_help),
+                autostarted: bool = typer.Option(
+                    False, "--autostarted", help="as the per-event command starts it: the unix socket only until "
+                    "kept, an idle exit (10 min unless --idle-exit), exits when its home is gone")) -> None:
         """Serve in the foreground (for debugging and process supervisors)."""
         from ..serve import server
+        from ..transports.autostart import IDLE_SECONDS
 
         check_port(port)
+        check_idle(idle_exit)
+        if autostarted:
+            from ..transports.autostart import enabled
+
+            if not enabled():  # turned off after a client's command was installed with --autostart
+                raise typer.Exit(0)
+            if idle_exit is None:
+                idle_exit = IDLE_SECONDS
         try:
-            code = server.run(port=port, http_enabled=not no_http, verbose=verbose,
+            code = server.run(port=port, http_enabled=not no_http, verbose=verbose, idle_exit=idle_exit,
+                              autostarted=autostarted,
                               ready=lambda s: typer.echo(f"agenthooks serve: pid {s.status()['pid']} on "
                                                          f"{s.socket_path}" + (f" and {s.http_address}"
                                                                                if s.http_address else ""),
@@ -103,12 +128,25 @@ def register(app: typer.Typer) -> None:
     @serve_app.command("start")
     def start_cmd(quiet: bool = typer.Option(False, "--quiet", help="print nothing on success"),
                   port: int = typer.Option(None, "--port", help="HTTP port (default: settings, or derived)"),
-                  no_http: bool = typer.Option(False, "--no-http", help="serve the unix socket only")) -> None:
-        """Start the server in the background (nothing to do when it runs already)."""
+                  no_http: bool = typer.Option(False, "--no-http", help="serve the unix socket only"),
+                  idle_exit: float = typer.Option(None, "--idle-exit", metavar="SECONDS", help=idle_help),
+                  autostarted: bool = typer.Option(
+                      False, "--autostarted", help="start it as `serve run --autostarted` (the fast clients' "
+                      "--autostart); nothing when autostart is off")) -> None:
+        """Start the server in the background (nothing to do when it runs already). Without
+        --idle-exit or --autostarted it runs until stopped, and a server that would idle out is kept."""
         from ..serve import server
 
         check_port(port)
-        extra = [*(["--port", str(port)] if port is not None else []), *(["--no-http"] if no_http else [])]
+        check_idle(idle_exit)
+        if autostarted:
+            from ..transports.autostart import enabled
+
+            if not enabled():
+                raise typer.Exit(0)
+        extra = [*(["--port", str(port)] if port is not None else []), *(["--no-http"] if no_http else []),
+                 *(["--idle-exit", f"{idle_exit:g}"] if idle_exit is not None else []),
+                 *(["--autostarted"] if autostarted else [])]
         try:
             started, st = server.start(extra=extra)
         except (server.ServeError, OSError) as exc:

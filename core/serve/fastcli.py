@@ -3,7 +3,9 @@
 * ``serve start --quiet`` when a server already answers: the SessionStart hook of the http
   transport runs it once per session, so the usual case (running) costs one socket round trip,
   not the typer app's import;
-* ``serve --stdio``: a host extension's child process (``agent_hooks_core.serve.stdio``).
+* ``serve --stdio``: a host extension's child process (``agent_hooks_core.serve.stdio``);
+* ``serve run --autostarted --after-parent``: the per-event command's background start waits for
+  that command to exit before anything is imported.
 
 Everything else goes to the typer command (``cli/serve.py``).
 """
@@ -11,6 +13,7 @@ Everything else goes to the typer command (``cli/serve.py``).
 from __future__ import annotations
 
 import importlib
+import os
 import socket
 
 
@@ -19,7 +22,8 @@ def _answers(path: str, timeout: float = 2.0) -> bool:
     try:
         sock.settimeout(timeout)
         sock.connect(path)
-        sock.sendall(b"GET /status HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        # the keep header: whoever runs `serve start` relies on the server (server.KEEP_HEADER)
+        sock.sendall(b"GET /status HTTP/1.0\r\nHost: localhost\r\nX-Agent-Hooks-Keep: 1\r\n\r\n")
         return sock.recv(64).startswith((b"HTTP/1.1 200", b"HTTP/1.0 200"))
     except OSError:
         return False
@@ -27,7 +31,40 @@ def _answers(path: str, timeout: float = 2.0) -> bool:
         sock.close()
 
 
+#: ``serve run --autostarted --after-parent``: the per-event command that spawned this process
+#: (``transports/autostart.py``) is still exiting; its last milliseconds are the hook's latency
+AFTER_PARENT = "--after-parent"
+#: seconds to wait at most for it
+AFTER_PARENT_WAIT = 5.0
+
+
+def _wait_for_parent() -> None:
+    """Return once the parent process has exited (or after :data:`AFTER_PARENT_WAIT`), before
+    the server's start-up takes a core from it."""
+    import select
+
+    parent = os.getppid()
+    try:
+        fd = os.pidfd_open(parent)
+    except (AttributeError, OSError):
+        fd = None
+    if fd is not None:
+        try:
+            select.select([fd], [], [], AFTER_PARENT_WAIT)
+        finally:
+            os.close(fd)
+        return
+    import time
+
+    until = time.monotonic() + AFTER_PARENT_WAIT
+    while os.getppid() == parent and time.monotonic() < until:
+        time.sleep(0.005)  # no pidfd here: polling another process's exit, bounded
+
+
 def main(argv: list[str]) -> int:
+    if AFTER_PARENT in argv:
+        argv = [a for a in argv if a != AFTER_PARENT]
+        _wait_for_parent()
     if argv[:1] == ["--stdio"]:
         try:
             stdio = importlib.import_module("agent_hooks_core.serve.stdio")

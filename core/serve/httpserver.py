@@ -13,7 +13,8 @@ Endpoints (docs/serve.md):
   not this server's environment key and ``404`` when the host has no per-event command, before
   anything runs;
 * ``POST /fire``: ``{"hook", "payload", "dialect"?, "cwd"?}`` -> the Outcome as JSON;
-* ``GET /status``; ``POST /shutdown`` (unix socket only).
+* ``GET /status`` (with ``X-Agent-Hooks-Keep``: no idle exit from now on); ``POST /shutdown`` (unix
+  socket only).
 
 Host options travel as ``?arg=--ask&arg=...`` or ``X-Agent-Hooks-Arg`` headers (the command's argv).
 Security on TCP: the peer must be loopback, the ``Host`` header must name a loopback address
@@ -59,6 +60,9 @@ class Owner(Protocol):
 
     def status(self) -> dict[str, object]: ...
     def request_stop(self) -> None: ...
+    def touch(self, tcp: bool) -> None: ...
+    def untouch(self) -> None: ...
+    def keep(self) -> None: ...
 
 log = logging.getLogger("agent_hooks.serve")
 
@@ -84,6 +88,7 @@ class Handler(BaseHTTPRequestHandler):
     sys_version = ""
     server: TCPServer | UnixServer
     timeout = IDLE_TIMEOUT  # per read: an idle keep-alive connection ends
+    _touched = False  # this request counts as the owner's work in flight (touch/untouch)
 
     # -- plumbing -------------------------------------------------------------------------------
 
@@ -168,6 +173,7 @@ class Handler(BaseHTTPRequestHandler):
         self._route("DELETE")
 
     def _route(self, method: str) -> None:
+        self._touched = False
         try:
             self._serve(method)
         except (BrokenPipeError, ConnectionResetError):
@@ -178,6 +184,9 @@ class Handler(BaseHTTPRequestHandler):
                 self._error(500, f"internal error: {dispatch.describe(exc)}")
             except OSError:
                 self.close_connection = True
+        finally:
+            if self._touched:
+                self.server.owner.untouch()
 
     def _serve(self, method: str) -> None:
         why = self._allowed()
@@ -185,11 +194,15 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # nothing of an unauthorised body is read
             self._error(403, why)
             return
+        self.server.owner.touch(self.server.tcp)  # busy, not idle; kept when on TCP (server.py)
+        self._touched = True
         url = urlsplit(self.path)
         parts = [p for p in url.path.split("/") if p]
         service: Service = self.server.service
         if parts == ["status"] and method == "GET":
             self.server.unwatch(self.connection)
+            if self.headers.get("X-Agent-Hooks-Keep"):  # server.KEEP_HEADER
+                self.server.owner.keep()
             self._send(200, json.dumps(self.server.status()).encode() + b"\n")
             return
         if method != "POST":

@@ -1,6 +1,14 @@
 """The server's life: ``run`` (foreground), ``start`` (detached, returns once it answers), ``stop``,
 ``status``; and :func:`request`, a small HTTP client over the unix socket.
 
+A server started with an idle exit (``--idle-exit SECONDS``, or ``--autostarted``: the per-event
+command's background start, ``transports/autostart.py``) exits after that long without a request.
+It is *kept* (the idle exit off for its lifetime) by any request over TCP and by a keep request
+(``GET /status`` with :data:`KEEP_HEADER`: ``serve start`` and the fast client's
+``--ensure-server``, whose http sessions rely on it). An autostarted server serves the unix socket
+only until it is kept, then HTTP too; it also exits when its run directory or home is removed
+(the temporary homes of tests).
+
 One server per user and environment (``paths.identity``): a lock file held for the server's life
 makes a second ``run`` refuse, and ``start`` idempotent. The unix socket is created 0600 inside a
 0700 directory; HTTP binds 127.0.0.1 only (a busy port leaves the server on the socket alone, and
@@ -32,6 +40,8 @@ log = logging.getLogger("agent_hooks.serve")
 START_TIMEOUT = 20.0
 #: how often the server checks that its socket and pid file are still there
 HEAL_SECONDS = 0.5
+#: a ``GET /status`` with this header keeps the server (no idle exit from then on)
+KEEP_HEADER = "X-Agent-Hooks-Keep"
 
 
 class ServeError(Exception):
@@ -71,10 +81,11 @@ def request(method: str, path: str, body: bytes = b"", headers: dict[str, str] |
         conn.close()
 
 
-def status(timeout: float = 5.0) -> dict[str, Any] | None:
-    """The running server's status, or None when none answers."""
+def status(timeout: float = 5.0, keep: bool = False) -> dict[str, Any] | None:
+    """The running server's status, or None when none answers. ``keep``: turn its idle exit off
+    for good (and serve HTTP, when it was autostarted): whoever asks relies on it."""
     try:
-        code, _, body = request("GET", "/status", timeout=timeout)
+        code, _, body = request("GET", "/status", headers={KEEP_HEADER: "1"} if keep else None, timeout=timeout)
     except OSError:
         return None
     if code != 200:
@@ -89,7 +100,8 @@ def status(timeout: float = 5.0) -> dict[str, Any] | None:
 class Server:
     """Both listeners, the service, and the bookkeeping files."""
 
-    def __init__(self, port: int | None = None, http_enabled: bool = True) -> None:
+    def __init__(self, port: int | None = None, http_enabled: bool = True, idle_exit: float | None = None,
+                 autostarted: bool = False) -> None:
         from .service import Service
 
         self.service = Service()
@@ -102,16 +114,73 @@ class Server:
         self.socket_path = paths.socket_path()
         self._socket_id: tuple[int, int] | None = None
         self._lock_fd: int | None = None
+        #: seconds without a request after which the server exits (None: never)
+        self.idle_exit = idle_exit
+        #: started by a per-event command: HTTP once kept; exits when its home is gone
+        self.autostarted = autostarted
+        self._http_when_kept = autostarted and http_enabled
+        if autostarted:
+            self.http_enabled = False
+        self._last_request = time.monotonic()
+        self._in_flight = 0
+        self._keep_lock = threading.Lock()
 
     def status(self) -> dict[str, object]:
         data = self.service.status()
         data.update({"pid": os.getpid(), "socket": str(self.socket_path), "http": self.http_address,
                      "http_problem": self.http_problem, "python": sys.executable,
-                     "version": _version()})
+                     "version": _version(), "idle_exit": self.idle_exit, "autostarted": self.autostarted})
         return data
 
     def request_stop(self) -> None:
         self.stop_event.set()
+
+    def touch(self, tcp: bool) -> None:
+        """A request arrived (on TCP: an http host relies on this server, so it is kept); paired
+        with :meth:`untouch` when it is answered."""
+        with self._keep_lock:
+            self._in_flight += 1
+            self._last_request = time.monotonic()
+        if tcp and self.idle_exit is not None:
+            self.keep()
+
+    def untouch(self) -> None:
+        with self._keep_lock:
+            self._in_flight -= 1
+            self._last_request = time.monotonic()
+
+    def keep(self) -> None:
+        """No idle exit from now on; an autostarted server serves HTTP from now on too."""
+        with self._keep_lock:
+            if self.idle_exit is None and not self._http_when_kept:
+                return
+            if self.idle_exit is not None:
+                log.info("kept: no idle exit")
+            self.idle_exit = None
+            if self._http_when_kept and not self.stop_event.is_set():
+                self._http_when_kept = False
+                self.http_enabled = True
+                try:
+                    tcp = self._bind_http()
+                except ServeError as exc:
+                    self.http_problem = str(exc)
+                    log.error("%s", exc)
+                    return
+                self.listeners.append(tcp)
+                threading.Thread(target=tcp.serve_forever, kwargs={"poll_interval": 0.5}, daemon=True,
+                                 name="agent-hooks-serve-http").start()
+                log.info("serving HTTP on %s too", self.http_address)
+
+    def _idle_out(self) -> str | None:
+        """Why the server should exit now, or None."""
+        if self.idle_exit is not None and not self._in_flight \
+                and time.monotonic() - self._last_request > self.idle_exit:
+            return f"no request for {self.idle_exit:g} s"
+        if self.autostarted:
+            for place in (self.socket_path.parent, os.environ.get("HOME"), os.environ.get("AGENT_HOOKS_HOME")):
+                if place and not os.path.isdir(place):
+                    return f"{place} is gone"
+        return None
 
     def _lock(self) -> None:
         import fcntl
@@ -130,29 +199,12 @@ class Server:
         """Take the lock, then the HTTP port, then the unix socket; start the workers. A taken
         HTTP port is an error naming who holds it: hosts configured for http would otherwise send
         the token to that process and take its answers."""
-        import errno
-
-        from .httpserver import TCPServer
         from .workers import ENV_WORKERS, Workers
 
         self._lock()
         try:
             if self.http_enabled:
-                from .paths import token
-
-                try:
-                    tcp = TCPServer(("127.0.0.1", self.port), self.service, token() or "", self)
-                except OSError as exc:
-                    if exc.errno == errno.EADDRINUSE:
-                        from .peers import port_holder
-
-                        raise ServeError(
-                            f"HTTP port 127.0.0.1:{self.port} is taken by {port_holder(self.port)}; set another "
-                            f"with [serve] port in the settings or {paths.ENV_PORT}, or serve the unix socket "
-                            "only (--no-http)") from None
-                    raise ServeError(f"cannot serve HTTP on 127.0.0.1:{self.port}: {exc.strerror or exc}") from None
-                self.listeners.append(tcp)
-                self.http_address = f"http://127.0.0.1:{tcp.server_address[1]}"
+                self.listeners.append(self._bind_http())
             self.listeners.append(self._bind_unix())
             if os.environ.get(ENV_WORKERS, "").strip() != "0":
                 self.service.workers = Workers()
@@ -160,6 +212,26 @@ class Server:
         except BaseException:
             self.close()
             raise
+
+    def _bind_http(self) -> TCPServer:
+        import errno
+
+        from .httpserver import TCPServer
+        from .paths import token
+
+        try:
+            tcp = TCPServer(("127.0.0.1", self.port), self.service, token() or "", self)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                from .peers import port_holder
+
+                raise ServeError(
+                    f"HTTP port 127.0.0.1:{self.port} is taken by {port_holder(self.port)}; set another "
+                    f"with [serve] port in the settings or {paths.ENV_PORT}, or serve the unix socket "
+                    "only (--no-http)") from None
+            raise ServeError(f"cannot serve HTTP on 127.0.0.1:{self.port}: {exc.strerror or exc}") from None
+        self.http_address = f"http://127.0.0.1:{tcp.server_address[1]}"
+        return tcp
 
     def _bind_unix(self) -> UnixServer:
         from .httpserver import UnixServer
@@ -202,6 +274,10 @@ class Server:
                  f" and {self.http_address}" if self.http_address else "", os.getpid())
         try:
             while not self.stop_event.wait(HEAL_SECONDS):
+                why = self._idle_out()
+                if why is not None:
+                    log.info("exiting: %s", why)
+                    break
                 try:
                     self._heal()
                 except OSError as exc:
@@ -277,13 +353,16 @@ def setup_logging(verbose: bool = False) -> Path:
 
 
 def run(port: int | None = None, http_enabled: bool = True, verbose: bool = False,
-        ready: Callable[[Server], object] | None = None) -> int:
-    """Serve in the foreground until ``serve stop``, SIGTERM or SIGINT. Returns the exit code."""
+        ready: Callable[[Server], object] | None = None, idle_exit: float | None = None,
+        autostarted: bool = False) -> int:
+    """Serve in the foreground until ``serve stop``, SIGTERM or SIGINT (or its idle exit). Returns
+    the exit code."""
     try:
         setup_logging(verbose)
-        server = Server(port, http_enabled)
+        server = Server(port, http_enabled, idle_exit, autostarted)
         server.bind()
-    except paths.RunDirError as exc:
+    except (paths.RunDirError, ServeError) as exc:
+        log.error("cannot serve: %s", exc)  # an autostarted server's stderr is /dev/null: the log says why
         raise ServeError(str(exc)) from None
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -300,7 +379,9 @@ def start(timeout: float = START_TIMEOUT, extra: list[str] | None = None) -> tup
 
     from ..transports.client import isolation_flags, python
 
-    current = status()
+    # a server someone starts for good is kept for good
+    keep = not {"--idle-exit", "--autostarted"} & set(extra or [])
+    current = status(keep=keep)
     if current is not None:
         return False, current
     log_file = paths.log_path()
@@ -313,12 +394,12 @@ def start(timeout: float = START_TIMEOUT, extra: list[str] | None = None) -> tup
     until = time.monotonic() + timeout
     delay = 0.01
     while time.monotonic() < until:
-        current = status(timeout=1.0)
+        current = status(timeout=1.0, keep=keep)
         if current is not None:
             return True, current
         code = proc.poll()
         if code is not None:
-            again = status(timeout=1.0)  # lost a race with another start: that one serves
+            again = status(timeout=1.0, keep=keep)  # lost a race with another start: that one serves
             if again is not None:
                 return False, again
             why = _last_error(log_file, logged)

@@ -159,6 +159,8 @@ def _check_serve(value: object, bad: Callable[..., SettingsError]) -> None:
     port = value.get("port")
     if "port" in value and (isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535):
         raise bad("serve.port", "a TCP port number (1-65535)")
+    if "autostart" in value and not isinstance(value["autostart"], bool):
+        raise bad("serve.autostart", "true or false (start the warm server from the per-event command)")
 
 
 def _check_organisation(value: object, bad: Callable[..., SettingsError]) -> None:

@@ -20,13 +20,16 @@ status other than 0 and 2 (the documented ones) from the server's answer or the 
 line on stderr, and the output of a process that failed is dropped (it may be half an answer).
 
 ``--ensure-server`` (the SessionStart hook of the http transport) asks the server for its status
-and exits 0 when it answers; only when it does not is the full CLI run (``serve start --quiet``).
+and exits 0 when it answers (keeping it: a server the per-event command started would otherwise
+exit when idle, and serves HTTP only once kept); only when it does not is the full CLI run
+(``serve start --quiet``).
 
 Options (written by ``agent_hooks_core.transports.client.command_for``):
   --socket PATH        the server's unix socket
   --isolation FLAGS    interpreter flags for the per-event process (comma-separated, e.g. -I)
   --gating             the event decides whether an action runs
-  --autostart          start the server when it is down
+  --autostart          start the server when it is down (as an autostarted server: it exits when
+                       idle; not with AGENT_HOOKS_SERVE_AUTOSTART=0)
   --ensure-server      start the server unless it answers; no event
   --timeout SECONDS    the event's whole budget (default 55, under the hosts' 60 s)
   --python PATH        the interpreter of the per-event process (default: this one)
@@ -220,8 +223,10 @@ def command_reply(reply: bytes) -> "tuple[int, bytes, bytes]":
 
 
 def _server_answers(path: str, until: float) -> bool:
+    """True when the server answers; it is kept from then on (no idle exit: an http session
+    relies on it; ``serve/server.py``)."""
     try:
-        reply = _exchange(path, b"GET /status HTTP/1.0\r\nHost: localhost\r\n\r\n", until)
+        reply = _exchange(path, b"GET /status HTTP/1.0\r\nHost: localhost\r\nX-Agent-Hooks-Keep: 1\r\n\r\n", until)
     except (Unreachable, Overrun):
         return False
     return reply.startswith((b"HTTP/1.1 200", b"HTTP/1.0 200"))
@@ -370,9 +375,18 @@ def _in_process(opts: Options, host: str, args: "list[str]", raw: bytes, until: 
     return _run_bounded(argv, raw, until, env)
 
 
+#: ``AGENT_HOOKS_SERVE_AUTOSTART=0`` (or false/no/off): ``--autostart`` starts nothing
+ENV_AUTOSTART = b"AGENT_HOOKS_SERVE_AUTOSTART"
+
+
 def _autostart(opts: Options) -> None:
+    """``serve start --quiet --autostarted`` in the background: a server that exits when idle,
+    unless something keeps it (``transports/autostart.py``); it also honours the user settings."""
+    if posix.environ.get(ENV_AUTOSTART, b"").strip().lower() in (b"0", b"false", b"no", b"off"):
+        return
     try:
-        _spawn([opts.python, *opts.flags(), "-m", "agent_hooks_core", "serve", "start", "--quiet"], detach=True)
+        _spawn([opts.python, *opts.flags(), "-m", "agent_hooks_core", "serve", "start", "--quiet", "--autostarted"],
+               detach=True)
     except OSError:
         pass  # the event is answered anyway; doctor says why the server is down
 

@@ -102,9 +102,20 @@ def main(adapter: HostAdapter, argv: list[str] | None = None, *, stdin: IO[bytes
         else:
             answer = _inline(adapter, raw, options, factory, redirect=stdout is None)
     code = _write(adapter, answer, stdout, err)
+    if real:
+        _autostart()
     if real and _lingering_threads():
         os._exit(code)  # a plugin's non-daemon thread must not keep the host waiting
     return code
+
+
+def _autostart() -> None:
+    """After answering here because no server listens: start one for the next events (.autostart)."""
+    relay = sys.modules.get(f"{__package__}.relay")
+    if relay is not None and getattr(relay, "found_no_server", False):
+        from .autostart import after_answer
+
+        after_answer()
 
 
 def _read(stdin: IO[bytes] | None) -> tuple[bytes, str | None]:

@@ -2,9 +2,9 @@
 
 ``agenthooks <host>`` (one process per event: Claude Code ``--transport command``, Codex, Gemini
 CLI...) pays for importing pluggy, the runtime and every plugin. When this user's server is up
-(``agenthooks serve start``; never started from here: whoever chose this transport chose to have
-no daemon), its workers already hold that runtime warm, so :func:`relay` sends the event there the
-way the fast client does (``POST /hosts/<host>/command`` on the unix socket, ``fastclient``'s
+(``agenthooks serve start``, or started in the background by an earlier event that found none:
+:mod:`.autostart`), its workers already hold that runtime warm, so :func:`relay` sends the event
+there the way the fast client does (``POST /hosts/<host>/command`` on the unix socket, ``fastclient``'s
 request and reply) and writes the server's answer. It runs before the host's record is read, so
 a relayed event imports none of pluggy, pydantic or the runtime.
 
@@ -18,7 +18,9 @@ When it answers, and when the process answers itself as before:
   command (``404``); an event it would not answer the same way (no ``cwd`` directory in it: the
   server's working directory is not the agent's; a relative ``--hook``/``--settings``); ``--help``;
   a fast client's fallback (``AGENT_HOOKS_ANSWER_BY`` set: it has tried the server already);
-  ``AGENT_HOOKS_RELAY=0``. The bytes already read from stdin are handed on.
+  ``AGENT_HOOKS_RELAY=0``. The bytes already read from stdin are handed on. When no server
+  listens at all (no socket, or one that refuses), the process starts one after it has answered
+  (:mod:`.autostart`), for the next events.
 * **the server's answer**: what the per-event process would have written (the server runs the
   same adapter on the same inputs, in a worker that is killed at the deadline with a deny).
 * **the host's failure answer** (a deny/block on gating events): once the whole request was sent,
@@ -57,6 +59,16 @@ _HOSTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 class NotSent(Exception):
     """The server did not get the whole request: nothing of it ran there."""
 
+    def __init__(self, message: str, down: bool = False) -> None:
+        super().__init__(message)
+        #: no server listens (the socket refuses or is gone), as opposed to one we would not use
+        self.down = down
+
+
+#: set when :func:`relay` found no server listening for this user and environment (no socket, or
+#: one that refuses): the process answers, then may start one (:mod:`.autostart`)
+found_no_server = False
+
 
 class Lost(Exception):
     """The server got the request but its answer did not come back (one line: why)."""
@@ -80,6 +92,7 @@ def relay(argv: list[str]) -> int | None:
     except Exception:  # a run directory we cannot read: the process answers, as without a server
         return None
     if sock is None:
+        _no_server()
         return None
     raw = _read_stdin()
     if raw is None or not _has_cwd(raw):
@@ -91,7 +104,9 @@ def relay(argv: list[str]) -> int | None:
     until = time.monotonic() + _deadline()
     try:
         reply = _exchange(sock, request, until)
-    except NotSent:
+    except NotSent as exc:
+        if exc.down:
+            _no_server()
         return None
     except Lost as exc:
         return _failure(host, args, raw, str(exc))
@@ -109,6 +124,11 @@ def relay(argv: list[str]) -> int | None:
         sys.stdout.buffer.write(out)
         sys.stdout.flush()
     return code
+
+
+def _no_server() -> None:
+    global found_no_server
+    found_no_server = True
 
 
 def _first_party_host(name: str) -> bool:
@@ -194,7 +214,9 @@ def _exchange(path: str, request: bytes, until: float) -> bytes:
         try:
             sock.settimeout(max(until - time.monotonic(), 0.001))
             sock.connect(path)
-        except OSError as exc:  # refused, or no listener: nothing was sent
+        except (ConnectionRefusedError, FileNotFoundError) as exc:  # no listener: nothing was sent
+            raise NotSent(str(exc), down=True) from None
+        except OSError as exc:
             raise NotSent(str(exc)) from None
         uid = _peer_uid(sock)
         if uid is not None and uid != os.getuid():

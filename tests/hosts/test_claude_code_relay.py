@@ -37,3 +37,24 @@ def test_the_command_transport_relays_to_a_running_server(claude, venv, home):
     results, project = run_claude(claude, venv, home, BENIGN)
     assert (project / "MARKER2").exists() and "benign-ran" in results[0], results
     assert _served(venv, home) > blocked
+
+
+def test_the_command_transport_starts_the_server_its_later_events_use(claude, venv, home):
+    """No server: the first events are answered by the per-event process, which starts the warm
+    server in the background (autostart); a later session's events are relayed to it."""
+    import time
+
+    install(venv, home, "--transport", "command")
+    env = {**home, "AGENT_HOOKS_SERVE_AUTOSTART": "1"}
+    results, project = run_claude(claude, venv, env, DANGEROUS)
+    assert len(results) == 1 and "[guard:rm-broad]" in results[0], results
+    until = time.monotonic() + 60
+    while venv.run("agenthooks", "serve", "status", env=env).returncode != 0:
+        assert time.monotonic() < until, "no server was started"
+        time.sleep(0.1)  # another process's start-up, bounded
+    status = json.loads(venv.run("agenthooks", "serve", "status", "--json", env=env).stdout)
+    assert status["autostarted"] is True and status["http"] is None
+    before = _served(venv, env)
+    results, project = run_claude(claude, venv, env, BENIGN)
+    assert (project / "MARKER2").exists() and "benign-ran" in results[0], results
+    assert _served(venv, env) > before, "the later events were not relayed"

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -412,7 +413,8 @@ unsafe:
 
 static int server_answers(const char *path) {
     buffer reply = {0};
-    const char *req = "GET /status HTTP/1.0\r\nHost: localhost\r\n\r\n";
+    /* the keep header: an http session relies on the server, which must not exit when idle */
+    const char *req = "GET /status HTTP/1.0\r\nHost: localhost\r\nX-Agent-Hooks-Keep: 1\r\n\r\n";
     int rc = exchange(path, req, strlen(req), &reply);
     int ok = rc == OK && reply.len >= 12 &&
              (memcmp(reply.data, "HTTP/1.1 200", 12) == 0 || memcmp(reply.data, "HTTP/1.0 200", 12) == 0);
@@ -438,6 +440,19 @@ static char **python_argv(const options *o, const char **words, int n_words, int
         for (int i = 0; i < n_host_args; i++) argv[k++] = host_args[i];
     argv[k] = NULL;
     return argv;
+}
+
+/* AGENT_HOOKS_SERVE_AUTOSTART=0 (or false/no/off): --autostart starts nothing (fastclient.py) */
+static int autostart_allowed(void) {
+    const char *v = getenv("AGENT_HOOKS_SERVE_AUTOSTART");
+    if (v == NULL) return 1;
+    while (*v == ' ' || *v == '\t') v++;
+    const char *off[] = {"0", "false", "no", "off"};
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
+        size_t n = strlen(off[i]);
+        if (strncasecmp(v, off[i], n) == 0 && (v[n] == '\0' || v[n] == ' ' || v[n] == '\t')) return 0;
+    }
+    return 1;
 }
 
 static int spawn(char **argv, int in_fd, int out_fd, int detach, char **env, pid_t *pid) {
@@ -685,10 +700,11 @@ int main(int argc, char **argv) {
     } else {
         snprintf(note, sizeof note, "None");
     }
-    if (o.autostart && (strncmp(note, "no server", 9) == 0 || strncmp(note, "cannot connect", 14) == 0) && o.python) {
-        const char *words[] = {"serve", "start", "--quiet"};
+    if (o.autostart && (strncmp(note, "no server", 9) == 0 || strncmp(note, "cannot connect", 14) == 0) && o.python
+        && autostart_allowed()) {
+        const char *words[] = {"serve", "start", "--quiet", "--autostarted"};
         pid_t pid;
-        spawn(python_argv(&o, words, 3, 0), -1, -1, 1, NULL, &pid); /* the event is answered anyway */
+        spawn(python_argv(&o, words, 4, 0), -1, -1, 1, NULL, &pid); /* the event is answered anyway */
     }
     if (!o.python)
         return fail(gating, "no server (%s) and the per-event process failed: no --python", note);

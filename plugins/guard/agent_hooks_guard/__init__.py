@@ -7,7 +7,11 @@ sub-agents and redacts secrets from tool output. Settings: ``[plugins.guard]`` (
 have blocked. With a UI the guard asks (``ctx.ui.confirm``) instead of blocking.
 
 Importing this module is cheap: the policy (regexes, shlex) loads on the first hook call and
-pydantic only when settings need validating.
+pydantic only when settings need validating. Its event handlers are declared ``cheap`` (called in
+the main thread under the SIGALRM watchdog, no worker hand-off): their work is bounded by the work
+budget (``work.py``: counted units, not the clock), their file system access is stat/readlink, and
+the rare blocking calls (``git rev-parse`` for branch rules, a confirmation asked of the user) are
+interrupted at the handler's deadline like any other.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from agent_hooks_core import HookContext, HookEvent, hookimpl
+from agent_hooks_core import HookContext, HookEvent, cheap, hookimpl
 
 if TYPE_CHECKING:
     from .policy import Check, Policy
@@ -76,30 +80,35 @@ def _decide(ctx: Any, event: Any, pol: Policy, check: Check, field: str) -> dict
 
 
 @hookimpl
+@cheap
 def pre_tool(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
     pol = _policy(ctx)
     return _decide(ctx, event, pol, pol.check_tool(event.tool_name, event.arguments or {}, _branch(ctx)), "block")
 
 
 @hookimpl
+@cheap
 def pre_shell_exec(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
     pol = _policy(ctx)
     return _decide(ctx, event, pol, pol.check_command(event.command, _branch(ctx)), "denied")
 
 
 @hookimpl
+@cheap
 def pre_file_read(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
     pol = _policy(ctx)
     return _decide(ctx, event, pol, pol.check_path(event.path, write=False), "denied")
 
 
 @hookimpl
+@cheap
 def pre_file_write(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
     pol = _policy(ctx)
     return _decide(ctx, event, pol, pol.check_path(event.path, write=True), "denied")
 
 
 @hookimpl
+@cheap
 def pre_fetch_url(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
     if not event.url:
         return None  # a network tool without a URL: nothing to judge, the host decides
@@ -108,6 +117,7 @@ def pre_fetch_url(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
 
 
 @hookimpl
+@cheap
 def pre_api_tools(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
     pol = _policy(ctx)
     names = pol.excluded_tools(event.tools or [], event.recursion_depth)
@@ -120,6 +130,7 @@ def pre_api_tools(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
 
 
 @hookimpl
+@cheap
 def pre_tool_output(event: HookEvent, ctx: HookContext) -> dict[str, Any] | None:
     pol = _policy(ctx)
     if pol.redactor is None:
