@@ -63,7 +63,18 @@ def _raw_client(b7: Any, srv: Any) -> Any:
     return call
 
 
-def _per_request(b7: Any, home: Path, workers: int, clients: int, per_client: int) -> float:
+def _cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds a live process has used (Linux ``/proc``), else None."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _per_request(b7: Any, home: Path, workers: int, clients: int, per_client: int,
+                 cpu: dict[str, float] | None = None) -> float:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_HOOKS")}
     env.update({"AGENT_HOOKS_HOME": str(home), "AGENT_HOOKS_SERVE_PORT": "0",
                 "AGENT_HOOKS_SERVE_WORKERS": str(workers)})
@@ -74,10 +85,22 @@ def _per_request(b7: Any, home: Path, workers: int, clients: int, per_client: in
         for _ in range(3):  # every worker warm (its runtime built) before timing
             with ThreadPoolExecutor(clients) as pool:
                 list(pool.map(lambda c: c(), calls))
+        import json
+
+        from agent_hooks_core.serve.server import request
+
+        pids = json.loads(request("GET", "/status", sock=srv.sock)[2])["workers"]
+        before = [_cpu_s(srv.proc.pid), *(_cpu_s(p) for p in pids)]
         start = time.perf_counter()
         with ThreadPoolExecutor(clients) as pool:
             list(pool.map(lambda c: [c() for _ in range(per_client)], calls))
-        return (time.perf_counter() - start) / (clients * per_client)
+        elapsed = (time.perf_counter() - start) / (clients * per_client)
+        after = [_cpu_s(srv.proc.pid), *(_cpu_s(p) for p in pids)]
+        if cpu is not None and None not in before and None not in after:
+            used = [b - a for a, b in zip(before, after, strict=True)]  # type: ignore[operator]
+            cpu["parent"] = used[0] / (clients * per_client)
+            cpu["worker"] = sum(used[1:]) / (clients * per_client)
+        return elapsed
     finally:
         srv.stop()
 
@@ -90,9 +113,17 @@ def run(quick: bool) -> list[dict[str, Any]]:
     tmp = Path(tempfile.mkdtemp(prefix="ah-b9-"))
     rows: list[dict[str, Any]] = []
     for n in counts:
-        base = _per_request(b7, tmp / f"one-{n}", 1, 2 * n, per_client)
+        cpu: dict[str, float] = {}
+        base = _per_request(b7, tmp / f"one-{n}", 1, 2 * n, per_client, cpu)
         t = _per_request(b7, tmp / f"pool-{n}", n, 2 * n, per_client)
         rows.append({"name": f"B9w{n}", "what": f"serve, {n} workers, {2 * n} clients: time per request",
                      "value_s": t, "baseline": "1 worker, same load", "baseline_s": base,
                      "target": f"<= {1 / (0.7 * n):.2f}x", "note": f"{cores} cores"})
+        if n == counts[0] and cpu:  # why the ratio is what it is: the answering process's share
+            rows.append({"name": "B9p", "what": "serve, 1 worker: the answering process's CPU per request",
+                         "value_s": cpu["parent"], "baseline": "the worker's CPU per request (B9q)",
+                         "baseline_s": cpu["worker"], "target": "", "note": "CPU time, /proc"})
+            rows.append({"name": "B9q", "what": "serve, 1 worker: the worker's CPU per request",
+                         "value_s": cpu["worker"], "baseline": "time per request, same run (B9w baseline)",
+                         "baseline_s": base, "target": "", "note": "CPU time, /proc"})
     return rows
