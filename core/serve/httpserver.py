@@ -334,7 +334,7 @@ class _Bounded:
         self._stop.set()
         self._looped.wait()
 
-    def hand_over(self, conn: _Sock, address: Any, prefix: bytes, until: float | None) -> None:
+    def hand_over(self, conn: _Sock, address: object, prefix: bytes, until: float | None) -> None:
         """A connection from the answering loop, to a thread of its own (socketserver's)."""
         self.handed[conn] = (prefix, until)
         self.process_request(conn, address)  # type: ignore[attr-defined]

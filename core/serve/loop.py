@@ -34,7 +34,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qs
 
 from ..transports.relay import ENV_HEADER as RELAY_HEADER
@@ -46,8 +46,6 @@ if TYPE_CHECKING:
     from .httpserver import TCPServer, UnixServer
     from .service import Service
     from .workers import Worker
-
-    Listener = TCPServer | UnixServer
 
 log = logging.getLogger("agent_hooks.serve")
 
@@ -66,7 +64,7 @@ _SINGLE = ("content-length", "host", "x-agent-hooks-token", "authorization", "co
 class _Conn:
     __slots__ = ("address", "buf", "close_after", "events", "head", "listener", "out", "sock", "until")
 
-    def __init__(self, sock: socket.socket, listener: Listener, address: object, until: float) -> None:
+    def __init__(self, sock: socket.socket, listener: TCPServer | UnixServer, address: object, until: float) -> None:
         self.sock = sock
         self.listener = listener
         self.address = address
@@ -112,7 +110,7 @@ class Loop:
         self.calls: list[Callable[[], None]] = []
         self.thread: threading.Thread | None = None
         self.ident: int | None = None
-        self.listeners: set[Listener] = set()
+        self.listeners: set[TCPServer | UnixServer] = set()
         self.conns: dict[socket.socket, _Conn] = {}
         self.pending: deque[_Job] = deque()
         self.busy: dict[Worker, _Job] = {}
@@ -141,7 +139,7 @@ class Loop:
                 self.thread.start()
         self.wake()
 
-    def attach(self, listener: Listener) -> None:
+    def attach(self, listener: TCPServer | UnixServer) -> None:
         """Serve ``listener``'s connections from now on."""
         def add() -> None:
             listener.socket.setblocking(False)
@@ -150,7 +148,7 @@ class Loop:
 
         self._call(add)
 
-    def detach(self, listener: Listener) -> None:
+    def detach(self, listener: TCPServer | UnixServer) -> None:
         """Stop accepting on ``listener`` and close its connections that wait for a request;
         returns when that is done (requests in a worker are still answered)."""
         done = threading.Event()
@@ -242,7 +240,7 @@ class Loop:
         if self.conns.pop(conn.sock, None) is not None:
             conn.listener.shutdown_request(conn.sock)
 
-    def _accept(self, listener: Listener) -> None:
+    def _accept(self, listener: TCPServer | UnixServer) -> None:
         for _ in range(16):  # a burst at a time: the others wait their turn
             try:
                 sock, address = listener.get_request()
@@ -294,7 +292,7 @@ class Loop:
         conn.sock.setblocking(True)
         conn.listener.hand_over(conn.sock, conn.address, bytes(conn.buf), conn.until)
 
-    def _request(self, conn: _Conn) -> _Job | bool | None:
+    def _request(self, conn: _Conn) -> _Job | Literal[False] | None:
         """The request in ``conn.buf`` as a job (taken out of the buffer), None while it is
         incomplete, False when the threaded handler must have it."""
         head = conn.head
