@@ -1,6 +1,8 @@
 """HTTP/1.1 for the warm server, on 127.0.0.1 (hosts' ``http`` hooks) and on the unix socket (the
-fast client, ``agenthooks serve status|stop``). Standard library ``http.server``: a thread per
-connection, keep-alive (Claude Code keeps one connection per session), no dependency to vet.
+fast client, ``agenthooks serve status|stop``). Standard library ``http.server``, keep-alive
+(Claude Code keeps one connection per session), no dependency to vet. With workers, the answering
+loop (loop.py) serves both listeners and hands whole hook requests to the workers; every other
+request reaches :class:`Handler` in a thread of its own, with what the loop read of it.
 
 Endpoints (docs/serve.md):
 

@@ -1,8 +1,8 @@
 """The server's work, apart from HTTP: answer a host event, fire a canonical hook, report status.
 
-In the server, :class:`Service` decodes the request and hands it to a worker process
-(:mod:`.workers`) with a deadline (the adapter's ``answer_deadline``, capped by
-:data:`MAX_DEADLINE`); the worker runs the same class's ``*_inline`` methods. A worker that gives no
+In the server, :class:`Service` hands the raw request to a worker process (:mod:`.workers`) with a
+deadline (the adapter's ``answer_deadline``, capped by :data:`MAX_DEADLINE`); the worker runs the
+same class's ``*_inline`` methods, which decode and validate it. A worker that gives no
 answer in time is killed and replaced, and the request gets ``adapter.failure`` (a deny on gating
 events): a hung plugin costs its own request that long, never another request. With
 ``AGENT_HOOKS_SERVE_WORKERS=0`` the work runs in a thread of the server instead (bounded, but a

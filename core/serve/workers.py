@@ -1,7 +1,8 @@
 """The server's pool of worker processes: plugin code never runs in the process that answers.
 
 :class:`Workers` starts :func:`pool_size` warm workers (:mod:`.worker`) when the server starts and
-hands each request to an idle one. The answering process only parses, dispatches and answers:
+hands each request to an idle one: the answering loop (loop.py) a whole HTTP request, whose
+response the worker writes; a handler thread (:meth:`Workers.call`) a decoded one. Either way:
 
 * a worker that gives no answer by the request's deadline (a hung plugin, a regex holding the GIL
   in C, a plugin that closed its descriptors and blocks) is killed with its whole process group
