@@ -2,7 +2,8 @@
 
 :class:`Workers` starts :func:`pool_size` warm workers (:mod:`.worker`) when the server starts and
 hands each request to an idle one: the answering loop (loop.py) a whole HTTP request, whose
-response the worker writes; a handler thread (:meth:`Workers.call`) a decoded one. Either way:
+response the worker writes; a handler thread (:meth:`Workers.call`) the raw event, whose answer
+it turns into the response. Either way:
 
 * a worker that gives no answer by the request's deadline (a hung plugin, a regex holding the GIL
   in C, a plugin that closed its descriptors and blocks) is killed with its whole process group
