@@ -339,7 +339,12 @@ class _Bounded:
     def hand_over(self, conn: _Sock, address: object, prefix: bytes, until: float | None) -> None:
         """A connection from the answering loop, to a thread of its own (socketserver's)."""
         self.handed[conn] = (prefix, until)
-        self.process_request(conn, address)  # type: ignore[attr-defined]
+        try:
+            self.process_request(conn, address)  # type: ignore[attr-defined]
+        except Exception:  # no thread to be had: the connection ends, its count with it
+            log.exception("no thread for a connection")
+            self.handed.pop(conn, None)
+            self.shutdown_request(conn)
 
     # deadlines ------------------------------------------------------------------------------
 

@@ -201,11 +201,14 @@ class Loop:
                     pass
                 except Exception:  # a bug here must not end the loop: every connection would hang
                     log.exception("the answering loop failed on a %s event", kind)
-            now = time.monotonic()
-            if now >= self.next_sweep or any(job.until <= now for job in self.busy.values()):
-                self._sweep(now)
-                self.next_sweep = now + SWEEP
-            self._dispatch()
+            try:
+                now = time.monotonic()
+                if now >= self.next_sweep or any(job.until <= now for job in self.busy.values()):
+                    self._sweep(now)
+                    self.next_sweep = now + SWEEP
+                self._dispatch()
+            except Exception:
+                log.exception("the answering loop failed")
 
     def _sweep(self, now: float) -> None:
         for conn in [c for c in self.conns.values() if c.until is not None and c.until <= now]:
@@ -214,12 +217,12 @@ class Loop:
             self._close(conn)
         for worker, job in list(self.busy.items()):
             if job.until <= now:
-                log.warning("worker %d overran the %g s deadline: killed and replaced", worker.pid, job.deadline)
-                self._worker_failed(worker, f"no answer within {job.deadline:g} s (a plugin is hung?)")
+                self._worker_failed(worker, f"no answer within {job.deadline:g} s (a plugin is hung?)", retry=False)
             elif worker.proc.poll() is not None:  # EOF never comes while a plugin's child holds the pipe
                 self._worker_failed(worker, ended(worker.proc.returncode))
-        while self.pending and self.pending[0].until <= now:
-            job = self.pending.popleft()
+        late = [job for job in self.pending if job.until <= now]
+        for job in late:
+            self.pending.remove(job)
             self._fail(job, f"no answer within {job.deadline:g} s (every worker is busy)")
 
     # -- connections ------------------------------------------------------------------------------
@@ -490,14 +493,14 @@ class Loop:
             log.debug("%s %s %s: %s", job.conn.address, job.route, job.host, header.get("status"))
         self._respond(job.conn, payload, job.close)
 
-    def _worker_failed(self, worker: Worker, why: str) -> None:
+    def _worker_failed(self, worker: Worker, why: str, retry: bool = True) -> None:
         """The worker gave no answer: it is killed and replaced; its request is answered with the
-        failure, or, when the worker was gone before it ever answered (it died while idle), it goes
-        to another worker."""
+        failure, or, when the worker was gone before it ever said it was ready (it died starting),
+        it goes to another worker."""
         job = self._release_fds(worker)
-        log.warning("worker %d: %s; replaced", worker.pid, why)
+        log.warning("worker %d: %s; killed and replaced", worker.pid, why)
         self.workers.retire(worker, kill=True)
-        if not worker.ready and job.tries <= self.workers.size:
+        if retry and not worker.ready and job.tries <= self.workers.size:
             job.tries += 1
             self.pending.appendleft(job)
             return
