@@ -35,7 +35,6 @@ instead of spinning on it.
 from __future__ import annotations
 
 import errno
-import hmac
 import io
 import json
 import logging
@@ -51,6 +50,7 @@ from urllib.parse import parse_qs, urlsplit
 from ..transports import dispatch
 from ..transports.relay import ENV_HEADER as RELAY_HEADER
 from . import answers
+from .access import IDLE_TIMEOUT, READ_TIMEOUT, allowed
 from .service import RequestError, Service
 
 if TYPE_CHECKING:
@@ -65,21 +65,6 @@ class Owner(Protocol):
     def request_stop(self) -> None: ...
 
 log = logging.getLogger("agent_hooks.serve")
-
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
-#: seconds a request's line, headers and body may take to arrive (from its first line);
-#: ``AGENT_HOOKS_SERVE_READ_TIMEOUT`` overrides it (tests)
-def _seconds(name: str, default: float) -> float:
-    try:
-        value = float(os.environ.get(name, ""))
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
-READ_TIMEOUT = _seconds("AGENT_HOOKS_SERVE_READ_TIMEOUT", 10.0)
-#: seconds an idle keep-alive connection is kept
-IDLE_TIMEOUT = 300.0
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -237,24 +222,6 @@ class Handler(BaseHTTPRequestHandler):
             self._reply(resp)
             return
         self._error(404, f"no endpoint {url.path} (see docs/serve.md)")
-
-
-def allowed(peer: str, host: str | None, token: str | None, authorization: str | None, secret: str) -> str | None:
-    """None when a TCP request may be served, else why not: a loopback peer, a ``Host`` naming a
-    loopback address (DNS rebinding), and the user's token (compared in constant time)."""
-    if peer not in ("127.0.0.1", "::1") and not peer.startswith("::ffff:127."):
-        return f"not a loopback peer ({peer})"
-    host = (host or "").strip()
-    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-    if name.lower() not in LOOPBACK_HOSTS:
-        return f"Host header {host!r} is not a loopback address"
-    token = token or ""
-    auth = authorization or ""
-    if not token and auth.lower().startswith("bearer "):
-        token = auth[7:].strip()
-    if not token or not hmac.compare_digest(token.encode(), secret.encode()):
-        return "missing or wrong X-Agent-Hooks-Token"
-    return None
 
 
 class _Replay(io.RawIOBase):
