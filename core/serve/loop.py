@@ -9,11 +9,11 @@ With workers (the default), both listeners hand their sockets to one :class:`Loo
   whose request does not arrive within ``READ_TIMEOUT`` or that stays idle past ``IDLE_TIMEOUT``,
   without a thread or a worker waiting on it;
 * a request it can take as it is, a plain authorised ``POST /hosts/<host>[/command]`` or
-  ``POST /fire`` of at most :data:`FAST_MAX` bytes, is read whole, then handed with its raw
-  body to an idle worker, which decodes it, runs the plugins and writes the whole HTTP response
+  ``POST /fire`` with a ``Content-Length`` within the event size cap, is read whole, then handed
+  with its raw body to an idle worker, which decodes it, runs the plugins and writes the whole HTTP response
   (answers.py); the loop forwards those bytes. Every other request (``/status``, ``/shutdown``,
   anything refused or unusual: an unknown host, a relay from another environment, a chunked body,
-  ``Expect``, a bad header, a big body) goes, with what was read of it, to a thread running the
+  ``Expect``, a bad header, a body over the cap) goes, with what was read of it, to a thread running the
   threaded handler (httpserver.Handler), which answers or refuses it exactly as without the loop;
 * a worker that does not answer by the adapter's deadline is killed and replaced, and the request
   gets ``adapter.failure`` (a deny on gating events), built only then from the raw event; a worker
@@ -37,6 +37,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qs
 
+from ..transports import dispatch
 from ..transports.relay import ENV_HEADER as RELAY_HEADER
 from . import access, answers
 from .workers import WorkerGone, ended, parse_frame
@@ -48,9 +49,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("agent_hooks.serve")
 
-#: the largest request (line, headers and body) the loop reads itself; a bigger one goes to a
-#: handler thread
-FAST_MAX = 1 << 20
 #: the largest request head the loop reads itself
 HEAD_MAX = 32 << 10
 #: seconds between sweeps of the connections' deadlines
@@ -180,7 +178,10 @@ class Loop:
             timeout = self.next_sweep - now
             for job in self.busy.values():
                 timeout = min(timeout, job.until - now)
-            for key, _ in self.sel.select(max(timeout, 0.0)):
+            ready = self.sel.select(max(timeout, 0.0))
+            # new connections last: connections that ended in the meantime give their slots back first
+            ready.sort(key=lambda event: event[0].data[0] == "listen")
+            for key, _ in ready:
                 kind, obj = key.data
                 try:
                     if kind == "conn":
@@ -241,20 +242,20 @@ class Loop:
             conn.listener.shutdown_request(conn.sock)
 
     def _accept(self, listener: TCPServer | UnixServer) -> None:
-        for _ in range(16):  # a burst at a time: the others wait their turn
-            try:
-                sock, address = listener.get_request()
-            except OSError:  # nothing left (or out of descriptors: shed by get_request)
-                return
-            if not listener.verify_request(sock, address):
-                listener.shutdown_request(sock)
-                continue
-            sock.setblocking(False)
-            if listener.tcp:
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            conn = _Conn(sock, listener, address, time.monotonic() + self.read_timeout)
-            self.conns[sock] = conn
-            self._watch(conn, selectors.EVENT_READ)
+        """One connection a round: connections that end meanwhile give their slots back first."""
+        try:
+            sock, address = listener.get_request()
+        except OSError:  # nothing left (or out of descriptors: shed by get_request)
+            return
+        if not listener.verify_request(sock, address):
+            listener.shutdown_request(sock)
+            return
+        sock.setblocking(False)
+        if listener.tcp:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        conn = _Conn(sock, listener, address, time.monotonic() + self.read_timeout)
+        self.conns[sock] = conn
+        self._watch(conn, selectors.EVENT_READ)
 
     def _on_conn(self, conn: _Conn) -> None:
         if conn.out:
@@ -345,7 +346,7 @@ class Loop:
                 or any(len(fields.get(name, ())) > 1 for name in _SINGLE):
             return None
         length = fields.get("content-length", [""])[0]
-        if not (length.isascii() and length.isdecimal()) or start + int(length) > FAST_MAX:
+        if not (length.isascii() and length.isdecimal()) or int(length) > dispatch.MAX_EVENT_BYTES:
             return None
         listener = conn.listener
         if listener.tcp:
