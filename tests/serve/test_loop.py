@@ -211,3 +211,16 @@ def test_what_the_loop_does_not_take_is_refused_by_the_threaded_handler(two, hoo
     finally:
         client.close()
     assert two.status()["rejected"] == 1
+
+
+def test_a_big_event_arriving_in_pieces_is_answered_through_the_loop(two, hook, tmp_path):
+    client = Client(two, hook, tmp_path)
+    try:
+        whole = client.request("pid" + " " * (3 << 20))  # 3 MiB: many reads, a partial pipe write
+        for start in range(0, len(whole), 1 << 20):
+            client.send(whole[start:start + (1 << 20)])
+        status, decision, _ = client.answer()
+        assert (status, decision) == (200, None)  # "pid   ..." is not "pid": no deny, but an answer
+        assert _pid(client.ask("pid")) in two.status()["workers"]
+    finally:
+        client.close()
