@@ -59,7 +59,7 @@ _SINGLE = ("content-length", "host", "x-agent-hooks-token", "authorization", "co
 
 
 class _Conn:
-    __slots__ = ("address", "buf", "close_after", "events", "head", "listener", "out", "sock", "until")
+    __slots__ = ("address", "buf", "close_after", "events", "head", "listener", "out", "scanned", "sock", "until")
 
     def __init__(self, sock: socket.socket, listener: TCPServer | UnixServer, address: object, until: float) -> None:
         self.sock = sock
@@ -72,6 +72,8 @@ class _Conn:
         self.close_after = False
         #: the parsed head of the request being read: (route, host, args, body start, length, close)
         self.head: tuple[str, str, list[str], int, int, bool] | None = None
+        #: how much of ``buf`` is known to hold no end of the head (a trickled head is scanned once)
+        self.scanned = 0
         self.events = 0
 
 
@@ -298,9 +300,11 @@ class Loop:
         incomplete, False when the threaded handler must have it."""
         head = conn.head
         if head is None:
-            end = conn.buf.find(b"\r\n\r\n", 0, HEAD_MAX)
+            end = conn.buf.find(b"\r\n\r\n", max(conn.scanned - 3, 0), HEAD_MAX)
             if end < 0:
+                conn.scanned = len(conn.buf)
                 return False if len(conn.buf) >= HEAD_MAX else None
+            conn.scanned = 0
             head = self._head(conn, bytes(conn.buf[:end]).decode("latin-1"), end + 4)
             if head is None:
                 return False
