@@ -11,6 +11,7 @@ import signal
 import socket
 import textwrap
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -224,3 +225,16 @@ def test_a_big_event_arriving_in_pieces_is_answered_through_the_loop(two, hook, 
         assert _pid(client.ask("pid")) in two.status()["workers"]
     finally:
         client.close()
+
+
+def test_a_fire_request_past_the_deadline_gets_a_504_from_the_answering_process(serve_home, hook, fifos, tmp_path):
+    for srv in _start(serve_home, AGENT_HOOKS_SERVE_WORKERS="2", AGENT_HOOKS_ANSWER_DEADLINE="2"):
+        request = {"hook": "pre_tool", "payload": {"tool_name": "Bash", "arguments": {"command": f"block:{fifos}"}},
+                   "cwd": str(tmp_path), "hooks": [str(hook)]}
+        with ThreadPoolExecutor(1) as pool:
+            answer = pool.submit(srv.tcp, "POST", "/fire", json.dumps(request).encode())
+            stuck = _blocked_pid(fifos)
+            status, body = answer.result()
+        assert status == 504 and "no answer within 2 s" in json.loads(body)["error"]
+        st = srv.status()
+        assert stuck not in st["workers"] and st["rejected"] == 1
