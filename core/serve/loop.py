@@ -78,7 +78,8 @@ class _Conn:
 
 
 class _Job:
-    __slots__ = ("args", "close", "conn", "deadline", "host", "out", "raw", "route", "start", "tries", "until")
+    __slots__ = ("args", "close", "conn", "deadline", "host", "out", "raw", "route", "sending", "start", "tries",
+                 "until")
 
     def __init__(self, conn: _Conn, route: str, host: str, args: list[str], raw: bytes, close: bool,
                  deadline: float) -> None:
@@ -92,6 +93,8 @@ class _Job:
         self.deadline = deadline
         self.until = self.start + deadline
         self.out = b""
+        #: the rest of ``out`` waits for the worker's pipe to have room
+        self.sending = False
         self.tries = 0
 
 
@@ -430,21 +433,20 @@ class Loop:
             self._worker_failed(worker, f"the worker stopped reading ({exc.strerror or exc})")
             return
         job.out = job.out[sent:]
-        try:
-            if job.out:
-                self.sel.register(worker.wfd, selectors.EVENT_WRITE, ("send", worker))
-            else:
-                self.sel.unregister(worker.wfd)
-        except (KeyError, ValueError):
-            pass  # already (un)registered
+        if job.out and not job.sending:  # the pipe is full: the rest when the worker has read some
+            self.sel.register(worker.wfd, selectors.EVENT_WRITE, ("send", worker))
+        elif job.sending and not job.out:
+            self.sel.unregister(worker.wfd)
+        job.sending = bool(job.out)
 
     def _release_fds(self, worker: Worker) -> _Job:
         job = self.busy.pop(worker)
-        for fd in (worker.rfd, worker.wfd):
+        for fd in (worker.rfd, worker.wfd) if job.sending else (worker.rfd,):
             try:
                 self.sel.unregister(fd)
             except (KeyError, ValueError):
                 pass
+        job.sending = False
         return job
 
     def _from_worker(self, worker: Worker) -> None:
