@@ -1,6 +1,8 @@
 """HTTP/1.1 for the warm server, on 127.0.0.1 (hosts' ``http`` hooks) and on the unix socket (the
-fast client, ``agenthooks serve status|stop``). Standard library ``http.server``: a thread per
-connection, keep-alive (Claude Code keeps one connection per session), no dependency to vet.
+fast client, ``agenthooks serve status|stop``). Standard library ``http.server``, keep-alive
+(Claude Code keeps one connection per session), no dependency to vet. With workers, the answering
+loop (loop.py) serves both listeners and hands whole hook requests to the workers; every other
+request reaches :class:`Handler` in a thread of its own, with what the loop read of it.
 
 Endpoints (docs/serve.md):
 
@@ -34,7 +36,7 @@ instead of spinning on it.
 from __future__ import annotations
 
 import errno
-import hmac
+import io
 import json
 import logging
 import os
@@ -48,6 +50,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from ..transports import dispatch
 from ..transports.relay import ENV_HEADER as RELAY_HEADER
+from . import answers
+from .access import IDLE_TIMEOUT, READ_TIMEOUT, allowed
 from .service import RequestError, Service
 
 if TYPE_CHECKING:
@@ -66,21 +70,6 @@ class Owner(Protocol):
 
 log = logging.getLogger("agent_hooks.serve")
 
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
-#: seconds a request's line, headers and body may take to arrive (from its first line);
-#: ``AGENT_HOOKS_SERVE_READ_TIMEOUT`` overrides it (tests)
-def _seconds(name: str, default: float) -> float:
-    try:
-        value = float(os.environ.get(name, ""))
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
-READ_TIMEOUT = _seconds("AGENT_HOOKS_SERVE_READ_TIMEOUT", 10.0)
-#: seconds an idle keep-alive connection is kept
-IDLE_TIMEOUT = 300.0
-
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -94,10 +83,17 @@ class Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
-        self.server.watch(self.connection)  # the first request must arrive in time too
+        prefix, self._until = self.server.handed.pop(self.connection, (b"", None))
+        if prefix:  # what the answering loop read of the request before handing it over
+            self.rfile.close()
+            self.rfile = io.BufferedReader(_Replay(prefix, self.connection))
+        self.server.watch(self.connection, self._until)  # the first request must arrive in time too
 
     def parse_request(self) -> bool:
-        self.server.watch(self.connection)  # from its first line, the request must arrive in time
+        # from its first line, the request must arrive in time (a handed-over one: from when its
+        # first bytes came to the loop)
+        self.server.watch(self.connection, self._until)
+        self._until = None
         return bool(super().parse_request())
 
     def address_string(self) -> str:
@@ -119,26 +115,17 @@ class Handler(BaseHTTPRequestHandler):
     def _error(self, status: int, message: str) -> None:
         self.server.service.stats.reject()
         log.info("%s %s %s: %d %s", self.address_string(), self.command, self.path, status, message)
-        self._send(status, json.dumps({"error": message}).encode() + b"\n")
+        self._reply(answers.error(status, message))
+
+    def _reply(self, resp: answers.Response) -> None:
+        self._send(resp.status, resp.body, resp.headers, resp.content_type)
 
     def _allowed(self) -> str | None:
         """None when the request may be served, else why not (TCP only: see the module docstring)."""
         if not self.server.tcp:
             return None
-        peer = str(self.client_address[0])
-        if peer not in ("127.0.0.1", "::1") and not peer.startswith("::ffff:127."):
-            return f"not a loopback peer ({peer})"
-        host = (self.headers.get("Host") or "").strip()
-        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-        if name.lower() not in LOOPBACK_HOSTS:
-            return f"Host header {host!r} is not a loopback address"
-        token = self.headers.get("X-Agent-Hooks-Token") or ""
-        auth = self.headers.get("Authorization") or ""
-        if not token and auth.lower().startswith("bearer "):
-            token = auth[7:].strip()
-        if not token or not hmac.compare_digest(token.encode(), self.server.token.encode()):
-            return "missing or wrong X-Agent-Hooks-Token"
-        return None
+        return allowed(str(self.client_address[0]), self.headers.get("Host"), self.headers.get("X-Agent-Hooks-Token"),
+                       self.headers.get("Authorization"), self.server.token)
 
     def _body(self) -> bytes | None:
         length = self.headers.get("Content-Length")
@@ -242,23 +229,36 @@ class Handler(BaseHTTPRequestHandler):
             except RequestError as exc:
                 self._error(exc.status, str(exc))
                 return
-            stdout = dispatch.encode_body(answer.body) if answer.body is not None else b""
-            if len(parts) == 3:
-                out = stdout + b"\n" if stdout else b""
-                err = "".join(line.rstrip("\n") + "\n" for line in answer.stderr).encode("utf-8", "replace")
-                self._send(200, out + err, content_type="application/octet-stream",
-                           headers={"X-Agent-Hooks-Exit-Code": str(answer.exit_code),
-                                    "X-Agent-Hooks-Stdout-Length": str(len(out))})
-                return
-            for line in answer.stderr:
+            resp = answers.host(answer, command=len(parts) == 3)
+            for line in resp.log:
                 log.info("%s: %s", parts[1], line)
-            if answer.exit_code != 0 and answer.body is None:
-                message = "; ".join(answer.stderr) or f"exit code {answer.exit_code}"
-                self._send(500, json.dumps({"error": message}).encode() + b"\n")
-                return
-            self._send(200, (stdout or b"{}") + b"\n")
+            self._reply(resp)
             return
         self._error(404, f"no endpoint {url.path} (see docs/serve.md)")
+
+
+class _Replay(io.RawIOBase):
+    """A connection's bytes, ``prefix`` first: a request the answering loop began to read."""
+
+    def __init__(self, prefix: bytes, sock: socket.socket) -> None:
+        super().__init__()
+        self.prefix = prefix
+        self.raw = socket.SocketIO(sock, "rb")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int | None:  # io's own signature
+        if self.prefix:
+            size = min(len(buffer), len(self.prefix))
+            buffer[:size] = self.prefix[:size]
+            self.prefix = self.prefix[size:]
+            return size
+        return self.raw.readinto(buffer)
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
 
 
 class TCPHandler(Handler):
@@ -286,13 +286,51 @@ class _Bounded:
         self._deadline_lock = threading.Lock()
         self._reserve: int | None = _reserve()
         self._closing = threading.Event()
+        #: connections the answering loop handed over: (what it read, the request's deadline)
+        self.handed: dict[_Sock, tuple[bytes, float | None]] = {}
+        self._stop = threading.Event()
+        self._looped = threading.Event()
         threading.Thread(target=self._reap, daemon=True, name="agent-hooks-read-deadlines").start()
+
+    # the answering loop ---------------------------------------------------------------------
+
+    def serve_forever(self, poll_interval: float = 0.5) -> None:
+        """With workers, the answering loop serves this listener (loop.py); else a thread per
+        connection, as ``socketserver`` does."""
+        loop = self.service.answering_loop()  # type: ignore[attr-defined]
+        if loop is None:
+            super().serve_forever(poll_interval)  # type: ignore[misc]
+            return
+        try:
+            if not self._stop.is_set():
+                loop.attach(self)
+                self._stop.wait()
+                loop.detach(self)
+        finally:
+            self._looped.set()
+
+    def shutdown(self) -> None:
+        if self.service.workers is None:  # type: ignore[attr-defined]
+            super().shutdown()  # type: ignore[misc]
+            return
+        self._stop.set()
+        self._looped.wait()
+
+    def hand_over(self, conn: _Sock, address: object, prefix: bytes, until: float | None) -> None:
+        """A connection from the answering loop, to a thread of its own (socketserver's)."""
+        self.handed[conn] = (prefix, until)
+        try:
+            self.process_request(conn, address)  # type: ignore[attr-defined]
+        except Exception:  # no thread to be had: the connection ends, its count with it
+            log.exception("no thread for a connection")
+            self.handed.pop(conn, None)
+            self.shutdown_request(conn)
 
     # deadlines ------------------------------------------------------------------------------
 
-    def watch(self, conn: _Sock) -> None:
+    def watch(self, conn: _Sock, until: float | None = None) -> None:
         with self._deadline_lock:
-            self._deadlines[conn] = time.monotonic() + READ_TIMEOUT
+            self._deadlines[conn] = time.monotonic() + READ_TIMEOUT if until is None else until
 
     def unwatch(self, conn: _Sock) -> None:
         with self._deadline_lock:

@@ -1,8 +1,8 @@
 """The server's work, apart from HTTP: answer a host event, fire a canonical hook, report status.
 
-In the server, :class:`Service` decodes the request and hands it to a worker process
-(:mod:`.workers`) with a deadline (the adapter's ``answer_deadline``, capped by
-:data:`MAX_DEADLINE`); the worker runs the same class's ``*_inline`` methods. A worker that gives no
+In the server, :class:`Service` hands the raw request to a worker process (:mod:`.workers`) with a
+deadline (the adapter's ``answer_deadline``, capped by :data:`MAX_DEADLINE`); the worker runs the
+same class's ``*_inline`` methods, which decode and validate it. A worker that gives no
 answer in time is killed and replaced, and the request gets ``adapter.failure`` (a deny on gating
 events): a hung plugin costs its own request that long, never another request. With
 ``AGENT_HOOKS_SERVE_WORKERS=0`` the work runs in a thread of the server instead (bounded, but a
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
     from ..runtime import Runtime
+    from .loop import Loop
     from .workers import Workers
 
 MAX_DEADLINE = 55.0
@@ -67,6 +68,8 @@ class Service:
                 deadline = None
         self.deadline = deadline
         self._adapters: dict[str, HostAdapter] = {}
+        self._loop: Loop | None = None
+        self._loop_lock = threading.Lock()
         from ..runpaths import environment_key
 
         #: what a per-event process must match to have its event answered here (taken before
@@ -106,6 +109,8 @@ class Service:
 
     def _host_event(self, host: str, args: list[str], raw: bytes, threaded: bool, inline: bool = False) -> HostAnswer:
         base = self.adapter(host)
+        if not (inline or threaded):
+            return self._in_worker(host, base, args, raw)
         try:
             options = base.parse_args(args)
         except UsageError as exc:
@@ -115,29 +120,65 @@ class Service:
         event, name, problem = dispatch.decode(adapter, raw, options.event)
         if problem is not None or event is None:
             return adapter.failure(name, problem or "unreadable event")
-        deadline = self._deadline(adapter)
-        late = f"no answer within {deadline:g} s (a plugin is hung?)"
         if inline:
             return _scoped(lambda: dispatch.answer(adapter, event, name, self._builder(options)))
-        if threaded:
-            return self._with_deadline(lambda: dispatch.answer(adapter, event, name, self._builder(options)),
-                                       deadline, lambda: adapter.failure(name, late))
+        deadline = self._deadline(adapter)
+        late = f"no answer within {deadline:g} s (a plugin is hung?)"
+        return self._with_deadline(lambda: dispatch.answer(adapter, event, name, self._builder(options)),
+                                   deadline, lambda: adapter.failure(name, late))
+
+    def _in_worker(self, host: str, base: HostAdapter, args: list[str], raw: bytes) -> HostAnswer:
+        """The raw event goes to a worker as it came: the worker decodes and validates it (and
+        answers a bad one with the adapter's failure); only when the worker fails does this process
+        read the event, for the failure's event name (:meth:`host_failure`)."""
         from .workers import WorkerGone
 
         if self.workers is None:  # not reached: without workers the work is threaded
-            return adapter.failure(name, "no worker to answer")
+            return self.host_failure(host, args, raw, "no worker to answer")
         try:
-            reply = self.workers.call({"op": "host", "host": host, "args": list(args)}, raw, deadline)
+            reply = self.workers.call({"op": "host", "host": host, "args": list(args)}, raw, self._deadline(base))
         except WorkerGone as exc:
-            return adapter.failure(name, str(exc))
+            return self.host_failure(host, args, raw, str(exc))
         if "answer" not in reply:
             error = reply.get("error")
-            return adapter.failure(name, str(error[1]) if isinstance(error, list) and len(error) == 2
-                                   else "the worker's answer is malformed")
+            return self.host_failure(host, args, raw, str(error[1]) if isinstance(error, list) and len(error) == 2
+                                     else "the worker's answer is malformed")
         try:
             return dispatch.answer_from_dict(reply["answer"])
         except ValueError as exc:
-            return adapter.failure(name, f"the worker's answer is unreadable ({exc})")
+            return self.host_failure(host, args, raw, f"the worker's answer is unreadable ({exc})")
+
+    def host_failure(self, host: str, args: list[str], raw: bytes, problem: str) -> HostAnswer:
+        """``adapter.failure`` for this event (a deny on gating events): what a request gets when
+        the worker gave no answer."""
+        base = self.adapter(host)
+        try:
+            options = base.parse_args(args)
+        except UsageError:
+            _, name, _ = dispatch.decode(base, raw)
+            return base.failure(name, problem)
+        adapter = base.configure(options)
+        _, name, _ = dispatch.decode(adapter, raw, options.event)
+        return adapter.failure(name, problem)
+
+    def fire_deadline(self) -> float:
+        return self.deadline if self.deadline is not None else MAX_DEADLINE
+
+    def answering_loop(self) -> Loop | None:
+        """The loop that answers both listeners' requests through the workers (loop.py); None
+        without workers (each connection then has a thread of its own)."""
+        if self.workers is None:
+            return None
+        with self._loop_lock:
+            if self._loop is None:
+                from .loop import Loop
+
+                self._loop = Loop(self)
+            return self._loop
+
+    def host_deadline(self, host: str) -> float:
+        """Seconds a worker has for one event of ``host`` (RequestError for an unknown host)."""
+        return self._deadline(self.adapter(host))
 
     def _deadline(self, adapter: HostAdapter) -> float:
         if self.deadline is not None:
@@ -191,7 +232,7 @@ class Service:
         except _Refused as refused:
             self.stats.record("fire", time.monotonic() - start, True, False)
             return refused.outcome
-        deadline = self.deadline if self.deadline is not None else MAX_DEADLINE
+        deadline = self.fire_deadline()
         if self.workers is None:
             result = self._with_deadline(lambda: self.fire_inline(raw), deadline, lambda: None)
         else:

@@ -7,9 +7,10 @@ regex holding the GIL) and still answer on time. The worker keeps its own :class
 runtimes warm between requests, and reloads them when their inputs change (:mod:`.inputs`).
 
 Frames, both directions: ``<header length> <payload length>\\n``, a JSON header, then the payload
-bytes (the raw event; empty in answers). Only this module's loop touches the protocol descriptors:
-fd 0 and 1 point at /dev/null and stderr (the server's log) before any plugin is imported, and a
-child a plugin forks loses the protocol descriptors, so it can neither answer nor hold them open.
+bytes (the raw event; in answers empty, or the whole HTTP response of a request the answering
+process handed over with an ``http`` route: the worker writes it, the answering process forwards
+it). Only this module's loop touches the protocol descriptors: fd 0 and 1 point at /dev/null and
+stderr (the server's log) before any plugin is imported, and a child a plugin forks loses the protocol descriptors, so it can neither answer nor hold them open.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ import os
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .service import Service
 
 #: the largest frame header we read (a header is a few hundred bytes)
 MAX_HEADER = 1 << 20
@@ -31,37 +36,44 @@ def write_frame(fd: int, header: dict[str, object], payload: bytes = b"") -> Non
         view = view[os.write(fd, view):]
 
 
-def _read_exact(fd: int, size: int) -> bytes | None:
-    chunks, left = [], size
-    while left:
-        chunk = os.read(fd, min(left, 1 << 20))
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
+class Reader:
+    """Frames from ``fd``, read in large chunks (one ``read`` usually holds a whole frame)."""
 
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buf = bytearray()
 
-def read_frame(fd: int) -> tuple[dict[str, object], bytes] | None:
-    """The next frame, or None at EOF or on a malformed one."""
-    line = b""
-    while not line.endswith(b"\n"):
-        ch = os.read(fd, 1)
-        if not ch or len(line) > 40:
+    def _fill(self) -> bool:
+        chunk = os.read(self.fd, 1 << 16)
+        self.buf += chunk
+        return bool(chunk)
+
+    def _take(self, size: int) -> bytes | None:
+        while len(self.buf) < size:
+            if not self._fill():
+                return None
+        data = bytes(self.buf[:size])
+        del self.buf[:size]
+        return data
+
+    def frame(self) -> tuple[dict[str, object], bytes] | None:
+        """The next frame, or None at EOF or on a malformed one."""
+        while (end := self.buf.find(b"\n", 0, 42)) < 0:
+            if len(self.buf) > 40 or not self._fill():
+                return None
+        try:
+            hsize, psize = (int(x) for x in self.buf[:end].split())
+        except ValueError:
             return None
-        line += ch
-    try:
-        hsize, psize = (int(x) for x in line.split())
-    except ValueError:
-        return None
-    if not 0 <= hsize <= MAX_HEADER or psize < 0:
-        return None
-    head = _read_exact(fd, hsize)
-    payload = _read_exact(fd, psize)
-    if head is None or payload is None:
-        return None
-    header = json.loads(head)
-    return (header, payload) if isinstance(header, dict) else None
+        del self.buf[:end + 1]
+        if not 0 <= hsize <= MAX_HEADER or psize < 0:
+            return None
+        head = self._take(hsize)
+        payload = self._take(psize)
+        if head is None or payload is None:
+            return None
+        header = json.loads(head)
+        return (header, payload) if isinstance(header, dict) else None
 
 
 _PROTOCOL: set[int] = set()
@@ -92,16 +104,21 @@ def serve(rfd: int, wfd: int) -> int:
 
     service = Service(workers=None)
     write_frame(wfd, {"ready": True, "pid": os.getpid()})
+    reader = Reader(rfd)
     while True:
-        frame = read_frame(rfd)
+        frame = reader.frame()
         if frame is None:
             return 0
         header, payload = frame
+        if isinstance(header.get("http"), str):
+            reply, body = _http(service, header, payload)
+            _write(wfd, reply, body)
+            continue
         op = header.get("op")
         try:
             if op == "host":
-                answer: HostAnswer = service.host_event_inline(str(header["host"]), [str(a) for a in args] if isinstance(args := header["args"], list) else [], payload)
-                reply: dict[str, object] = {"answer": dispatch.answer_to_dict(answer)}
+                answer: HostAnswer = service.host_event_inline(str(header["host"]), _args(header), payload)
+                reply = {"answer": dispatch.answer_to_dict(answer)}
             elif op == "fire":
                 reply = {"result": service.fire_inline(payload)}
             elif op == "status":
@@ -114,14 +131,53 @@ def serve(rfd: int, wfd: int) -> int:
             if isinstance(exc, KeyboardInterrupt):
                 return 1
             reply = {"error": [500, f"internal error: {dispatch.describe(exc)}"]}
-        try:
-            body = json.dumps(reply, ensure_ascii=False, default=str).encode("utf-8")
-        except (TypeError, ValueError, RecursionError) as exc:
-            body = json.dumps({"error": [500, f"the answer cannot be encoded ({exc})"]}).encode()
-        data = b"%d 0\n" % len(body) + body
-        view = memoryview(data)
-        while view:
-            view = view[os.write(wfd, view):]
+        _write(wfd, reply, b"")
+
+
+def _args(header: dict[str, object]) -> list[str]:
+    args = header.get("args")
+    return [str(a) for a in args] if isinstance(args, list) else []
+
+
+def _write(wfd: int, reply: dict[str, object], payload: bytes) -> None:
+    try:
+        body = json.dumps(reply, ensure_ascii=False, default=str).encode("utf-8")
+    except (TypeError, ValueError, RecursionError) as exc:
+        body, payload = json.dumps({"error": [500, f"the answer cannot be encoded ({exc})"]}).encode(), b""
+    view = memoryview(b"%d %d\n" % (len(body), len(payload)) + body + payload)
+    while view:
+        view = view[os.write(wfd, view):]
+
+
+def _http(service: Service, header: dict[str, object], payload: bytes) -> tuple[dict[str, object], bytes]:
+    """A request the answering process handed over whole (its ``http`` route: ``hook``,
+    ``command`` or ``fire``): (what it counts, the HTTP response's bytes). The same answers as
+    the threaded handler's (answers.py)."""
+    from ..transports import dispatch
+    from . import answers
+    from .service import RequestError
+
+    route = header["http"]
+    meta: dict[str, object] = {}
+    try:
+        if route == "fire":
+            result = service.fire_inline(payload)
+            meta["blocked"] = result.get("decision") in ("denied", "blocked")
+            resp = answers.Response(200, dispatch.encode_body(result) + b"\n", {})
+        else:
+            answer = service.host_event_inline(str(header["host"]), _args(header), payload)
+            meta.update(blocked=answer.blocked, failed=answer.exit_code != 0)
+            resp = answers.host(answer, command=route == "command")
+    except RequestError as exc:
+        meta["rejected"] = True
+        resp = answers.error(exc.status, str(exc))
+    except Exception as exc:  # never leave the server without an answer
+        meta["rejected"] = True
+        resp = answers.error(500, f"internal error: {dispatch.describe(exc)}")
+    if resp.log:
+        meta["log"] = list(resp.log)
+    meta["status"] = resp.status
+    return meta, answers.http(resp)
 
 
 def main() -> int:

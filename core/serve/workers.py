@@ -1,7 +1,9 @@
 """The server's pool of worker processes: plugin code never runs in the process that answers.
 
 :class:`Workers` starts :func:`pool_size` warm workers (:mod:`.worker`) when the server starts and
-hands each request to an idle one. The answering process only parses, dispatches and answers:
+hands each request to an idle one: the answering loop (loop.py) a whole HTTP request, whose
+response the worker writes; a handler thread (:meth:`Workers.call`) the raw event, whose answer
+it turns into the response. Either way:
 
 * a worker that gives no answer by the request's deadline (a hung plugin, a regex holding the GIL
   in C, a plugin that closed its descriptors and blocks) is killed with its whole process group
@@ -27,6 +29,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 log = logging.getLogger("agent_hooks.serve")
@@ -138,14 +141,14 @@ class Worker:
             if select.select([self.rfd], [], [], min(remaining, 0.5))[0]:
                 break
             if self.proc.poll() is not None:  # EOF never comes while a plugin's child holds the pipe
-                raise WorkerGone(_ended(self.proc.returncode))
+                raise WorkerGone(ended(self.proc.returncode))
         chunk = os.read(self.rfd, max(want, 1 << 16))
         if not chunk:
             try:  # EOF: the worker is ending (or a plugin closed the pipe: then it is killed)
                 code: int | None = self.proc.wait(timeout=min(max(until - time.monotonic(), 0), 0.5))
             except subprocess.TimeoutExpired:
                 code = None
-            raise WorkerGone(_ended(code) if code is not None else "the worker closed its answer pipe")
+            raise WorkerGone(ended(code) if code is not None else "the worker closed its answer pipe")
         self.buf += chunk
 
     def _read(self, size: int, until: float) -> bytes:
@@ -183,7 +186,7 @@ class Worker:
                     raise WorkerGone("the worker did not start")
                 self.ready = True
             elif self.proc.poll() is not None:
-                raise WorkerGone(_ended(self.proc.returncode))
+                raise WorkerGone(ended(self.proc.returncode))
         except WorkerGone as exc:
             raise DeadOnArrival(str(exc)) from None
         data = json.dumps(header).encode("utf-8")
@@ -214,7 +217,35 @@ def _our_flags() -> list[str]:
     return out
 
 
-def _ended(code: int | None) -> str:
+def parse_frame(buf: bytearray) -> tuple[dict[str, Any], bytes] | None:
+    """The first whole frame in ``buf`` (taken out of it), None while it is incomplete;
+    WorkerGone for a malformed one."""
+    end = buf.find(b"\n", 0, 42)
+    if end < 0:
+        if len(buf) > 40:
+            raise WorkerGone("the worker's answer is malformed")
+        return None
+    try:
+        hsize, psize = (int(x) for x in buf[:end].split())
+    except ValueError:
+        raise WorkerGone("the worker's answer is malformed") from None
+    if not (0 <= hsize <= MAX_ANSWER and 0 <= psize <= MAX_ANSWER):
+        raise WorkerGone("the worker's answer is malformed")
+    start = end + 1
+    if len(buf) < start + hsize + psize:
+        return None
+    try:
+        header = json.loads(buf[start:start + hsize])
+    except ValueError:
+        raise WorkerGone("the worker's answer is unreadable") from None
+    if not isinstance(header, dict):
+        raise WorkerGone("the worker's answer is malformed")
+    payload = bytes(buf[start + hsize:start + hsize + psize])
+    del buf[:start + hsize + psize]
+    return header, payload
+
+
+def ended(code: int | None) -> str:
     if code is not None and code < 0:
         return f"the worker was killed by signal {-code} before answering"
     return f"the worker exited (status {code}) before answering: a plugin ended the process"
@@ -232,8 +263,28 @@ class Workers:
         self.replaced = 0
         self.closed = False
         self.pools: dict[int, dict[str, Any]] = {}
+        #: called when a worker becomes idle (the answering loop waits for one)
+        self.on_idle: Callable[[], None] | None = None
         for _ in range(self.size):
             self._add()
+
+    def release(self, worker: Worker) -> None:
+        """``worker`` is idle again."""
+        self.idle.put(worker)
+        if self.on_idle is not None:
+            self.on_idle()
+
+    def take(self) -> Worker | None:
+        """An idle worker, now, or None."""
+        try:
+            return self.idle.get_nowait()
+        except queue.Empty:
+            return None
+
+    def retire(self, worker: Worker, kill: bool) -> None:
+        """Replace ``worker`` (killed: it overran or failed) without holding the caller: starting
+        the replacement takes a process start."""
+        threading.Thread(target=self._drop, args=(worker, kill), daemon=True, name="agent-hooks-replace").start()
 
     def _add(self) -> None:
         with self.lock:
@@ -245,7 +296,7 @@ class Workers:
                 log.error("could not start a worker: %s", exc)
                 return
             self.all.add(worker)
-        self.idle.put(worker)
+        self.release(worker)
 
     def _drop(self, worker: Worker, kill: bool) -> None:
         with self.lock:
@@ -288,7 +339,7 @@ class Workers:
         if worker.served >= self.recycle_after:
             self._drop(worker, kill=False)
         else:
-            self.idle.put(worker)
+            self.release(worker)
         return reply
 
     def status(self, timeout: float = 2.0) -> dict[str, Any]:
@@ -309,7 +360,7 @@ class Workers:
             with self.lock:
                 if worker.pool is not None:
                     self.pools[worker.pid] = worker.pool
-            self.idle.put(worker)
+            self.release(worker)
         with self.lock:
             pools = {pid: dict(p) for pid, p in self.pools.items()}
             pids = sorted(w.pid for w in self.all)
