@@ -322,6 +322,7 @@ class Loop:
             deadline = self.service.host_deadline(host) if route != "fire" else self.service.fire_deadline()
         except Exception:  # the adapter does not load: the threaded handler says so
             return False
+        conn.listener.owner.touch(conn.listener.tcp)  # busy, not idle; kept when on TCP (server.py)
         return _Job(conn, route, host, args, raw, close, deadline)
 
     def _head(self, conn: _Conn, text: str, start: int) -> tuple[str, str, list[str], int, int, bool] | None:
@@ -494,6 +495,7 @@ class Loop:
         if log.isEnabledFor(logging.DEBUG):
             log.debug("%s %s %s: %s", job.conn.address, job.route, job.host, header.get("status"))
         self._respond(job.conn, payload, job.close)
+        job.conn.listener.owner.untouch()
 
     def _worker_failed(self, worker: Worker, why: str, retry: bool = True) -> None:
         """The worker gave no answer: it is killed and replaced; its request is answered with the
@@ -524,3 +526,4 @@ class Loop:
                 stats.record(job.host, time.monotonic() - job.start, answer.blocked, answer.exit_code != 0)
                 resp = answers.host(answer, command=job.route == "command")
         self._respond(job.conn, answers.http(resp), job.close)
+        job.conn.listener.owner.untouch()

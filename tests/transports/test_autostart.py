@@ -267,14 +267,21 @@ def test_serve_start_keeps_an_autostarted_server(started: list[subprocess.Popen[
     assert keeps_running(started[0], 3.0)
 
 
-def test_a_tcp_request_keeps_it(started: list[subprocess.Popen[bytes]], home: Path) -> None:
+@pytest.mark.parametrize("method, path", [
+    ("GET", "/status"),  # answered by the threaded handler
+    ("POST", "/hosts/claude-code"),  # an http hook's event: answered through the loop and a worker
+])
+def test_a_tcp_request_keeps_it(started: list[subprocess.Popen[bytes]], home: Path, project: Path,
+                                method: str, path: str) -> None:
     import http.client
 
     started.append(start("--idle-exit", "2"))
     st = wait_for_server()
     host, port = str(st["http"]).rsplit("/", 1)[1].rsplit(":", 1)
     conn = http.client.HTTPConnection(host, int(port), timeout=30)
-    conn.request("GET", "/status", headers={"X-Agent-Hooks-Token": (home / "serve-token").read_text().strip()})
+    body = json.dumps(event("PreToolUse", cwd=str(project))).encode() if method == "POST" else None
+    conn.request(method, path, body=body,
+                 headers={"X-Agent-Hooks-Token": (home / "serve-token").read_text().strip()})
     assert conn.getresponse().status == 200
     conn.close()
     after = serve.status()
