@@ -1,7 +1,7 @@
 """The audit database: one SQLite file shared by every agent process of a user.
 
 WAL mode and a busy timeout let several processes write at once (each record is one short
-autocommit ``INSERT``). A record that cannot be written (the database is corrupt, locked past
+autocommit ``INSERT``; writers take turns on ``<db>.writers.lock`` first, :meth:`AuditStore._turn`). A record that cannot be written (the database is corrupt, locked past
 the timeout, on a read-only disk) goes to ``<db>.pending.jsonl`` next to it instead and is moved
 into the database by the next process that can write; the failure is reported as an
 :class:`AuditError` with one clear line, and the host's hook call is not affected.
@@ -72,6 +72,8 @@ _INSERT = f"INSERT OR IGNORE INTO events ({', '.join(COLUMNS)}) VALUES ({', '.jo
 #: after a failure, how long records go straight to the pending file before the database is tried again
 RETRY_AFTER = 10.0
 PRUNE_EVERY = 3600.0
+#: seconds a write waits for its turn among this database's writers (see :meth:`AuditStore._turn`)
+TURN_WAIT = 0.05
 
 
 def migrate(conn: sqlite3.Connection) -> int:
@@ -184,6 +186,8 @@ class AuditStore:
         self._conn: sqlite3.Connection | None = None
         self._pid = 0
         self._lock = threading.RLock()
+        self._turn_fd: int | None = None
+        self._turn_pid = 0
         self._down_until = 0.0
         self._down_reason = ""
         self.written = 0
@@ -249,13 +253,14 @@ class AuditStore:
                 raise AuditError(f"{self._down_reason}; {self._keep_pending(record)}")
             try:
                 conn = self._connect()
-                if self._has_pending():
-                    self._flush_pending(conn)
-                conn.execute(_INSERT, row)
-                if self.lost_unrecorded:
-                    self._record_losses(conn)
-                if retention_days:
-                    self._maybe_prune(conn, retention_days)
+                with self._turn():
+                    if self._has_pending():
+                        self._flush_pending(conn)
+                    conn.execute(_INSERT, row)
+                    if self.lost_unrecorded:
+                        self._record_losses(conn)
+                    if retention_days:
+                        self._maybe_prune(conn, retention_days)
             except (AuditError, sqlite3.Error, OSError, ValueError) as exc:
                 # ValueError: text SQLite cannot take (the recorder cleans it; this is the last guard)
                 self._down_reason = str(exc) if isinstance(exc, AuditError) else describe(self.path, exc)
@@ -263,6 +268,35 @@ class AuditStore:
                 if not isinstance(exc, AuditError):
                     self.close()  # a corrupt file can look fine until the first write
                 raise AuditError(f"{self._down_reason}; {self._keep_pending(record)}") from None
+
+    @contextlib.contextmanager
+    def _turn(self) -> Iterator[None]:
+        """Writers of one database take turns on ``<db>.writers.lock`` (``flock``) before SQLite's
+        own lock. SQLite's busy handler sleeps a millisecond and more between its retries, longer
+        than a whole INSERT here, so concurrent writers (the warm server's workers) would spend
+        most of their time asleep; a turn is taken as soon as the last writer is done. Only a
+        courtesy: without a lock file (a read-only directory, no ``fcntl``), or past
+        :data:`TURN_WAIT` (a writer stopped while holding it), the write goes ahead under SQLite's
+        busy timeout as before."""
+        fd = self._turn_file()
+        got = fd is not None and _flock_within(fd, TURN_WAIT)
+        try:
+            yield
+        finally:
+            if got:
+                import fcntl
+
+                fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _turn_file(self) -> int | None:
+        if self._turn_pid != os.getpid():
+            self._turn_pid, self._turn_fd = os.getpid(), None  # a descriptor shared with a parent is not ours
+            try:
+                self._turn_fd = os.open(str(self.path) + ".writers.lock",
+                                        os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            except OSError:
+                pass
+        return self._turn_fd
 
     @property
     def pending_files(self) -> list[Path]:
@@ -425,6 +459,26 @@ class AuditStore:
             return int(self._connect(create=False).execute(f"SELECT count(*) FROM events{where}", args).fetchone()[0])
         except sqlite3.Error as exc:
             raise AuditError(describe(self.path, exc)) from None
+
+
+def _flock_within(fd: int, seconds: float) -> bool:
+    """True once ``fd`` is locked exclusively; False past ``seconds`` or where it cannot be."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return False
+    until, delay = time.monotonic() + seconds, 1e-4
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= until:
+                return False
+        except OSError:  # no locks on this file system
+            return False
+        time.sleep(delay)  # a bounded wait: flock itself has no timeout
+        delay = min(delay * 1.25, 1e-3)
 
 
 @contextlib.contextmanager
