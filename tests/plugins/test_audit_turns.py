@@ -9,6 +9,8 @@ import stat
 import threading
 from pathlib import Path
 
+import pytest
+from agent_hooks_audit import store as store_mod
 from agent_hooks_audit.store import AuditStore, Query
 
 RECORD = {"ts": 1.0, "kind": "hook", "hook": "pre_tool", "error_count": 0, "truncated": 0}
@@ -56,4 +58,31 @@ def test_a_planted_lock_file_link_is_not_followed(tmp_path: Path) -> None:
     assert _add_in_thread(store, "c")
     assert not target.exists()
     assert [r["uid"] for r in store.rows(Query())] == ["c"]
+    store.close()
+
+
+def test_a_waiting_writer_writes_as_soon_as_the_turn_is_given_back(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The contended path: the wait happens in ``flock`` (woken by the kernel), not in SQLite."""
+    monkeypatch.setattr(store_mod, "TURN_WAIT", 120.0)
+    store = AuditStore(tmp_path / "audit.db")
+    store.add({**RECORD, "uid": "first"})  # the database and the lock file exist
+    held = os.open(tmp_path / "audit.db.writers.lock", os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    done = threading.Event()
+    writer = threading.Thread(target=lambda: (store.add({**RECORD, "uid": "second"}), done.set()), daemon=True)
+    writer.start()
+    try:
+        turns = store._turns
+        assert turns is not None
+        while not (turns._waiter is not None and not turns._want.is_set()):  # the waiter is in flock
+            assert writer.is_alive()
+            threading.Event().wait(0.001)
+        reader = AuditStore(tmp_path / "audit.db")  # the writer holds the store's own lock
+        assert not done.is_set() and [r["uid"] for r in reader.rows(Query())] == ["first"]
+        reader.close()
+    finally:
+        os.close(held)  # the turn is given back
+    assert done.wait(60)
+    assert [r["uid"] for r in store.rows(Query())] == ["first", "second"]
     store.close()

@@ -1,7 +1,8 @@
 """The audit database: one SQLite file shared by every agent process of a user.
 
 WAL mode and a busy timeout let several processes write at once (each record is one short
-autocommit ``INSERT``; writers take turns on ``<db>.writers.lock`` first, :meth:`AuditStore._turn`). A record that cannot be written (the database is corrupt, locked past
+autocommit ``INSERT``; writers take turns on ``<db>.writers.lock`` first: :class:`_Turn`). A
+record that cannot be written (the database is corrupt, locked past
 the timeout, on a read-only disk) goes to ``<db>.pending.jsonl`` next to it instead and is moved
 into the database by the next process that can write; the failure is reported as an
 :class:`AuditError` with one clear line, and the host's hook call is not affected.
@@ -72,7 +73,7 @@ _INSERT = f"INSERT OR IGNORE INTO events ({', '.join(COLUMNS)}) VALUES ({', '.jo
 #: after a failure, how long records go straight to the pending file before the database is tried again
 RETRY_AFTER = 10.0
 PRUNE_EVERY = 3600.0
-#: seconds a write waits for its turn among this database's writers (see :meth:`AuditStore._turn`)
+#: seconds a write waits for its turn among this database's writers (:class:`_Turn`)
 TURN_WAIT = 0.05
 
 
@@ -186,8 +187,7 @@ class AuditStore:
         self._conn: sqlite3.Connection | None = None
         self._pid = 0
         self._lock = threading.RLock()
-        self._turn_fd: int | None = None
-        self._turn_pid = 0
+        self._turns: _Turn | None = None
         self._down_until = 0.0
         self._down_reason = ""
         self.written = 0
@@ -271,32 +271,15 @@ class AuditStore:
 
     @contextlib.contextmanager
     def _turn(self) -> Iterator[None]:
-        """Writers of one database take turns on ``<db>.writers.lock`` (``flock``) before SQLite's
-        own lock. SQLite's busy handler sleeps a millisecond and more between its retries, longer
-        than a whole INSERT here, so concurrent writers (the warm server's workers) would spend
-        most of their time asleep; a turn is taken as soon as the last writer is done. Only a
-        courtesy: without a lock file (a read-only directory, no ``fcntl``), or past
-        :data:`TURN_WAIT` (a writer stopped while holding it), the write goes ahead under SQLite's
-        busy timeout as before."""
-        fd = self._turn_file()
-        got = fd is not None and _flock_within(fd, TURN_WAIT)
+        """This process's turn among the database's writers, for one write (:class:`_Turn`)."""
+        if self._turns is None or self._turns.pid != os.getpid():  # a parent's turn is not ours
+            self._turns = _Turn(str(self.path) + ".writers.lock")
+        got = self._turns.take(TURN_WAIT)
         try:
             yield
         finally:
             if got:
-                import fcntl
-
-                fcntl.flock(fd, fcntl.LOCK_UN)
-
-    def _turn_file(self) -> int | None:
-        if self._turn_pid != os.getpid():
-            self._turn_pid, self._turn_fd = os.getpid(), None  # a descriptor shared with a parent is not ours
-            try:
-                self._turn_fd = os.open(str(self.path) + ".writers.lock",
-                                        os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), 0o600)
-            except OSError:
-                pass
-        return self._turn_fd
+                self._turns.give_back()
 
     @property
     def pending_files(self) -> list[Path]:
@@ -461,24 +444,83 @@ class AuditStore:
             raise AuditError(describe(self.path, exc)) from None
 
 
-def _flock_within(fd: int, seconds: float) -> bool:
-    """True once ``fd`` is locked exclusively; False past ``seconds`` or where it cannot be."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        return False
-    until, delay = time.monotonic() + seconds, 1e-4
-    while True:
+class _Turn:
+    """Writers of one database take turns on ``<db>.writers.lock`` (``flock``) before SQLite's own
+    lock: SQLite's busy handler sleeps a millisecond and more between its retries, longer than a
+    whole write here, so concurrent writers (the warm server's workers) would mostly sleep, while a
+    process waiting in ``flock`` is woken the moment the last writer is done.
+
+    Only a courtesy, and bounded: ``flock`` has no timeout, so a contended turn is waited for by a
+    thread of this process's own while the writer waits at most ``seconds``; past that (a writer
+    stopped while holding the turn), or without a lock file (a read-only directory, a link planted
+    there, no ``fcntl``), the write goes ahead under SQLite's busy timeout as before. Callers are
+    serialised by the store's lock: one take at a time."""
+
+    def __init__(self, path: str) -> None:
+        self.pid = os.getpid()
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            import fcntl
+
+            self._fcntl: Any = fcntl
+            self.fd: int | None = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0),
+                                          0o600)
+        except (ImportError, OSError):
+            self.fd = None
+        self._state = threading.Lock()
+        self._want = threading.Event()
+        self._got = threading.Event()
+        self._abandoned = False
+        #: the waiter is in ``flock`` for a take that gave up on it: no new take waits for it
+        self._stuck = False
+        self._waiter: threading.Thread | None = None
+
+    def take(self, seconds: float) -> bool:
+        """True when this process holds the turn (give it back with :meth:`give_back`)."""
+        if self.fd is None:
+            return False
+        try:
+            self._fcntl.flock(self.fd, self._fcntl.LOCK_EX | self._fcntl.LOCK_NB)
             return True
         except BlockingIOError:
-            if time.monotonic() >= until:
-                return False
+            pass
         except OSError:  # no locks on this file system
             return False
-        time.sleep(delay)  # a bounded wait: flock itself has no timeout
-        delay = min(delay * 1.25, 1e-3)
+        with self._state:
+            if self._stuck:
+                return False
+            self._got.clear()
+        if self._waiter is None:
+            self._waiter = threading.Thread(target=self._wait, daemon=True, name="agent-hooks-audit-turn")
+            self._waiter.start()
+        self._want.set()
+        if self._got.wait(seconds):
+            return True
+        with self._state:
+            if self._got.is_set():  # it came as the wait ended
+                return True
+            self._abandoned = self._stuck = True
+        return False
+
+    def give_back(self) -> None:
+        if self.fd is not None:
+            self._fcntl.flock(self.fd, self._fcntl.LOCK_UN)
+
+    def _wait(self) -> None:
+        while True:
+            self._want.wait()
+            self._want.clear()
+            try:
+                self._fcntl.flock(self.fd, self._fcntl.LOCK_EX)
+            except OSError:
+                with self._state:
+                    self._abandoned = self._stuck = False
+                continue  # the take waiting for it gives up at its bound
+            with self._state:
+                if self._abandoned:  # too late for the write that asked: let the others have it
+                    self._fcntl.flock(self.fd, self._fcntl.LOCK_UN)
+                    self._abandoned = self._stuck = False
+                else:
+                    self._got.set()
 
 
 @contextlib.contextmanager
