@@ -5,13 +5,14 @@ is reported and exits 1."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from ..support.environ import without
 
 HOSTS = ["claude-code", "codex", "gemini"]
 #: where each host's user configuration holds its gating hook
@@ -24,8 +25,7 @@ def env(tmp_path: Path) -> Iterator[dict[str, str]]:
     """A user with a fresh HOME and AGENT_HOOKS_HOME; the warm server a check may start is stopped after."""
     home = tmp_path / "home"
     (home / "project").mkdir(parents=True)
-    keep = {k: v for k, v in os.environ.items()
-            if not k.startswith(("AGENT_HOOKS", "XDG_", "CODEX", "CLAUDE", "GEMINI"))}
+    keep = without("XDG_", "CODEX", "CLAUDE", "GEMINI")
     environ = {**keep, "HOME": str(home), "AGENT_HOOKS_HOME": str(tmp_path / "ah"), "CODEX_HOME": str(home / ".codex"),
                "COLUMNS": "200"}
     yield environ

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support import environ
 from tests.support.trusting import trust_user_hooks
 
 from .conftest import FakeSite, plain, write
@@ -358,7 +358,7 @@ def test_new_plugin_creates_a_project_whose_tests_pass(cli, tmp_path: Path, home
     pyproject = (root / "pyproject.toml").read_text()
     assert 'name = "agent-hooks-no-rm"' in pyproject and 'no-rm = "agent_hooks_no_rm"' in pyproject
     assert 'description = "Stops rm"' in pyproject and "{{" not in pyproject
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_HOOKS")} | {"AGENT_HOOKS_HOME": str(home)}
+    env = environ.without() | {"AGENT_HOOKS_HOME": str(home)}
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=root, env=env,
                           capture_output=True, text=True)
     assert proc.returncode == 0 and "2 passed" in proc.stdout, proc.stdout + proc.stderr

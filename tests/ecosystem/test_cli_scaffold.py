@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from agent_hooks_core.cli.scaffold import next_steps
 
+from tests.support import environ
 from tests.support.venvs import ROOT, Wheelhouse, run
 
 
@@ -43,7 +44,7 @@ def test_printed_steps_work_as_printed_after_the_quickstart_install(tmp_path: Pa
         if not wheel.name.startswith("agent_hooks"):
             (index / wheel.name).symlink_to(wheel)
     run([sys.executable, "-m", "pip", "download", "-q", "-d", str(index), "pytest>=8", "setuptools>=77", "wheel"])
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENT_HOOKS", "PIP_", "VIRTUAL_ENV", "PYTHON"))}
+    env = environ.without("PIP_", "VIRTUAL_ENV", "PYTHON")
     env |= {"AGENT_HOOKS_HOME": str(tmp_path / "home"), "HOME": str(tmp_path), "PIP_NO_INDEX": "1",
             "PIP_FIND_LINKS": str(index), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     # the Quickstart: a venv with pip, the core and the first-party plugins installed (not editable)

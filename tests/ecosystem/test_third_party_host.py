@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import environ
 from tests.support.venvs import Venv, Wheelhouse
 
 PACKAGE = {
@@ -161,7 +162,7 @@ def agenthooks(venv: Venv, *args: str | Path, env: dict[str, str]) -> tuple[int,
 def run_hook(command: str, event: dict, env: dict[str, str], venv: Venv) -> tuple[int, object, str]:
     """Run the hook command exactly as the host would: through the shell, the event on stdin;
     (exit code, the JSON answer or None, stderr)."""
-    full = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_HOOKS") and k != "PYTHONPATH"}
+    full = environ.without(drop=("PYTHONPATH",))
     full.update(env)
     full["PATH"] = f"{venv.path / 'bin'}:{os.environ.get('PATH', '')}"
     proc = subprocess.run(command, shell=True, input=json.dumps(event), capture_output=True, text=True,

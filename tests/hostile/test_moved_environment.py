@@ -9,7 +9,6 @@ Real: agent-hooks installed from its wheel into a venv, which is then really mov
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 from pathlib import Path
@@ -21,6 +20,7 @@ from agent_hooks_core.transports import launcher
 
 from ..bridges.hostkit_support import payloads
 from ..bridges.payloads import event as claude_event
+from ..support import environ
 
 pytestmark = pytest.mark.skipif(not launcher.supported(), reason="the launcher is a POSIX sh script")
 
@@ -44,7 +44,7 @@ def fire(argv: list[str], host: str, event: str, cwd: Path, env: dict[str, str])
 
 def test_a_moved_venv_blocks_gating_events_and_doctor_says_why(tmp_path, fresh_venv, monkeypatch):
     venv = fresh_venv("agent-hooks-core")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENT_HOOKS", "VIRTUAL_ENV"))}
+    env = environ.without("VIRTUAL_ENV")
     env.update(HOME=str(tmp_path / "home"), AGENT_HOOKS_HOME=str(tmp_path / "ah"), CODEX_HOME=str(tmp_path / "codex"),
                CLAUDE_CONFIG_DIR=str(tmp_path / "claude"), XDG_RUNTIME_DIR=str(tmp_path / "run"))
     for d in ("home", "run"):

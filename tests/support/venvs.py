@@ -22,6 +22,8 @@ import venv
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import environ
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -109,7 +111,7 @@ class Venv:
 
     def run(self, *args: str | Path, input: str | None = None, env: dict[str, str] | None = None,
             cwd: Path | None = None, check: bool = False) -> subprocess.CompletedProcess[str]:
-        full_env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_HOOKS")}
+        full_env = environ.without()
         full_env.update({"PATH": f"{self.path / 'bin'}:{os.environ.get('PATH', '')}", "VIRTUAL_ENV": str(self.path)})
         full_env.pop("PYTHONPATH", None)
         full_env.update(env or {})
