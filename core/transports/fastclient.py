@@ -401,7 +401,8 @@ def _fail(gating: bool, message: str) -> int:
     return 2 if gating else 1
 
 
-def _emit(out: bytes, err: bytes = b"") -> None:
+def emit(out: bytes, err: bytes = b"") -> None:
+    """Write an answer as the per-event command would: stderr, then stdout."""
     if err:
         sys.stderr.buffer.write(err)
         sys.stderr.flush()
@@ -416,7 +417,7 @@ def _ensure_server(opts: Options, until: float) -> int:
         return 0
     status, out = _run_bounded([opts.python, *opts.flags(), "-m", "agent_hooks_core", "serve", "start", "--quiet"],
                                b"", until)
-    _emit(out)
+    emit(out)
     code = posix.waitstatus_to_exitcode(status)
     if code != 0:
         _say("could not start the warm server: `agenthooks serve start` " + _ended(status))
@@ -459,9 +460,9 @@ def main(argv: "list[str]") -> int:
             note = "client error: " + type(exc).__name__ + ": " + str(exc)
         else:
             if gating and code not in GATING_CODES:
-                _emit(b"", err)
+                emit(b"", err)
                 return _fail(True, "the server answered with exit status " + str(code) + ": blocked")
-            _emit(out, err)
+            emit(out, err)
             return code
     if opts.autostart and note is not None and note.startswith(("no server", "cannot connect")):
         _autostart(opts)
@@ -476,7 +477,7 @@ def main(argv: "list[str]") -> int:
     if gating and (code not in GATING_CODES or posix.WIFSIGNALED(status)):
         return _fail(True, "no server (" + str(note) + ") and the per-event process " + _ended(status)
                      + ": blocked")
-    _emit(out)
+    emit(out)
     return code if code >= 0 else 1
 
 

@@ -117,12 +117,7 @@ def relay(argv: list[str]) -> int | None:
         code, out, err = fastclient.command_reply(reply)
     except (fastclient.Unreachable, ValueError) as exc:
         return _failure(host, args, raw, f"the warm server's answer is unreadable ({exc})")
-    if err:
-        sys.stderr.buffer.write(err)
-        sys.stderr.flush()
-    if out:
-        sys.stdout.buffer.write(out)
-        sys.stdout.flush()
+    fastclient.emit(out, err)
     return code
 
 
