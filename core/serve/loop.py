@@ -411,7 +411,7 @@ class Loop:
             if worker is None:
                 return
             job = self.pending.popleft()
-            if worker.proc.poll() is not None:  # it died while idle: replaced, the request waits
+            if worker.proc.poll() is not None or _dead(worker.pid):  # it died while idle: replaced, the request waits
                 log.warning("worker %d: %s; replaced", worker.pid, ended(worker.proc.returncode))
                 self.workers.retire(worker, kill=True)
                 self.pending.appendleft(job)
@@ -430,8 +430,9 @@ class Loop:
             sent = os.write(worker.wfd, job.out)
         except BlockingIOError:
             sent = 0
-        except OSError as exc:
-            self._worker_failed(worker, f"the worker stopped reading ({exc.strerror or exc})")
+        except OSError as exc:  # EPIPE: it died before it read the whole request, so nothing ran for it
+            self._worker_failed(worker, f"the worker stopped reading ({exc.strerror or exc})",
+                                undelivered=isinstance(exc, BrokenPipeError))
             return
         job.out = job.out[sent:]
         if job.out and not job.sending:  # the pipe is full: the rest when the worker has read some
@@ -497,14 +498,14 @@ class Loop:
         self._respond(job.conn, payload, job.close)
         job.conn.listener.owner.untouch()
 
-    def _worker_failed(self, worker: Worker, why: str, retry: bool = True) -> None:
+    def _worker_failed(self, worker: Worker, why: str, retry: bool = True, undelivered: bool = False) -> None:
         """The worker gave no answer: it is killed and replaced; its request is answered with the
-        failure, or, when the worker was gone before it ever said it was ready (it died starting),
-        it goes to another worker."""
+        failure, or, when no plugin can have run for it (the worker was gone before it ever said it
+        was ready, or before it read the whole request), it goes to another worker."""
         job = self._release_fds(worker)
         log.warning("worker %d: %s; killed and replaced", worker.pid, why)
         self.workers.retire(worker, kill=True)
-        if retry and not worker.ready and job.tries <= self.workers.size:
+        if retry and (undelivered or not worker.ready) and job.tries <= self.workers.size:
             job.tries += 1
             self.pending.appendleft(job)
             return
@@ -527,3 +528,13 @@ class Loop:
                 resp = answers.host(answer, command=job.route == "command")
         self._respond(job.conn, answers.http(resp), job.close)
         job.conn.listener.owner.untouch()
+
+
+def _dead(pid: int) -> bool:
+    """True when the worker is dead or dying though ``poll`` cannot tell yet: a process with
+    threads killed by a signal shows as a zombie before it can be reaped (Linux ``/proc``)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
+    except (OSError, IndexError):
+        return False
