@@ -65,6 +65,9 @@ def main(argv: list[str]) -> int:
     if AFTER_PARENT in argv:
         argv = [a for a in argv if a != AFTER_PARENT]
         _wait_for_parent()
+        if any(place and not os.path.isdir(place) for place in (os.environ.get("HOME"),
+                                                                 os.environ.get("AGENT_HOOKS_HOME"))):
+            return 0  # removed while the command ended (a temporary home): no one to serve, nothing to make
     if argv[:1] == ["--stdio"]:
         try:
             stdio = importlib.import_module("agent_hooks_core.serve.stdio")

@@ -295,6 +295,16 @@ def test_a_server_started_for_good_has_no_idle_exit(started: list[subprocess.Pop
     assert st["idle_exit"] is None and st["autostarted"] is False
 
 
+def test_a_spawned_server_whose_home_went_away_meanwhile_starts_nothing(tmp_path: Path) -> None:
+    """The command's home removed between the spawn and the server's start (a temporary home)."""
+    gone = tmp_path / "gone-home"
+    env = {**os.environ, "HOME": str(gone), "AGENT_HOOKS_HOME": str(gone / "ah")}
+    proc = subprocess.run([sys.executable, "-m", "agent_hooks_core", *autostart.SERVE_ARGS],
+                          env=env, cwd="/", capture_output=True, timeout=WAIT)
+    assert proc.returncode == 0, proc.stderr
+    assert not gone.exists()
+
+
 @pytest.mark.parametrize("gone", ["home", "run directory"])
 def test_an_autostarted_server_exits_when_its_home_is_gone(started: list[subprocess.Popen[bytes]], tmp_path: Path,
                                                            gone: str) -> None:
